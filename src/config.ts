@@ -1,0 +1,53 @@
+// Limits and defaults of the service, in one place. wrangler.toml's [[ratelimits]] must match RATE_LIMITS.
+
+export const SESSION_LIMITS = {
+  /** Bounds and default of `expires_in_minutes`. */
+  minExpiresInMinutes: 1,
+  maxExpiresInMinutes: 1440,
+  defaultExpiresInMinutes: 60,
+  /** Length bounds of meeting_id, counselor_id, patient_id. */
+  maxIdLength: 256,
+  /** A cancelled SOS keeps the session alive at least this long. */
+  cancelGraceMs: 10 * 60_000,
+  /** A session in `sos` expires this long after `sos_started_at` whatever else happens. */
+  sosMaxDurationMs: 24 * 60 * 60_000,
+  /** Counselors hear `location_unavailable: timeout` when no fix or report arrives in this time. */
+  locationDeadlineMs: 30_000,
+  /** Audit events of a finished session are purged after this. */
+  auditRetentionMs: 30 * 24 * 60 * 60_000,
+  /** JWT `exp` is `expires_at` plus this (an outer bound; the session object decides liveness). */
+  tokenGraceMs: 24 * 60 * 60_000,
+} as const;
+
+export const HTTP_LIMITS = {
+  /** Largest accepted request body. */
+  maxBodyBytes: 16 * 1024,
+  /** Idempotency-Key length bounds and how long a key is remembered. */
+  maxIdempotencyKeyLength: 255,
+  idempotencyTtlMs: 24 * 60 * 60_000,
+  /** Platform names. */
+  maxPlatformNameLength: 200,
+} as const;
+
+export const RATE_LIMITS = {
+  /** Per API key: 600 a minute (binding API_KEY_LIMITER). */
+  apiKey: { limit: 600, periodSeconds: 60 },
+  /** Per session and role on the JWT routes: 20 per 10 s = 120 a minute (binding SESSION_LIMITER). */
+  sessionRole: { limit: 20, periodSeconds: 10 },
+} as const;
+
+export const AUTH_LIMITS = {
+  /** API key lookups are cached in the isolate this long: a revoked key stops within this time. */
+  apiKeyCacheMs: 5_000,
+  /** Random base62 characters after `sk_live_`. */
+  apiKeyRandomChars: 40,
+} as const;
+
+export const PSAP_LIMITS = {
+  /** Records returned per lookup. */
+  maxResults: 5,
+  /** No record farther than this is returned. */
+  maxDistanceKm: 500,
+  /** A fix this close to a border (or within its accuracy, if larger) matches both sides. */
+  minBorderToleranceM: 500,
+} as const;

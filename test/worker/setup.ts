@@ -1,0 +1,13 @@
+// Applies the D1 migrations to each test file's isolated database before its tests run.
+import { applyD1Migrations } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+
+declare global {
+  namespace Cloudflare {
+    interface Env {
+      TEST_MIGRATIONS: import("cloudflare:test").D1Migration[];
+    }
+  }
+}
+
+await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);

@@ -1,0 +1,30 @@
+// Worker tests: run inside workerd with the project's wrangler.toml bindings (D1, KV, DOs, rate limits).
+import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/** A fixed test-only signing key: never used outside tests. */
+const TEST_SIGNING_KEY = '{"crv":"Ed25519","d":"3CVGJ2B5XKEzS6OD1qWcr8RNu1CD6xgiWIAr6WL5t70","x":"steYCskDZiumwmjpXfIiqTzKsAzKyjwmmE3-GWKGahk","kty":"OKP","kid":"test-key-1","alg":"EdDSA","use":"sig"}';
+
+export default defineConfig(async () => {
+  const migrations = await readD1Migrations("./data/migrations");
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: {
+          bindings: {
+            ADMIN_TOKEN: "test-admin-token",
+            JWT_SIGNING_KEY: TEST_SIGNING_KEY,
+            JWT_ISSUER: "https://sos.test",
+            TEST_MIGRATIONS: migrations,
+          },
+        },
+      }),
+    ],
+    test: {
+      include: ["test/worker/**/*.test.ts"],
+      setupFiles: ["./test/worker/setup.ts"],
+      testTimeout: 20_000,
+    },
+  };
+});
