@@ -41,6 +41,12 @@ export const AUTH_LIMITS = {
   apiKeyCacheMs: 5_000,
   /** Random base62 characters after `sk_live_`. */
   apiKeyRandomChars: 40,
+  /** "No such key" answers are cached this briefly: enough to absorb a burst of one bad key. */
+  apiKeyNegativeCacheMs: 1_000,
+  /** Most API key lookups one isolate remembers (oldest dropped first). */
+  apiKeyCacheMaxEntries: 1_000,
+  /** Random base62 characters after `plt_` and `key_`. */
+  idRandomChars: 24,
 } as const;
 
 export const PSAP_LIMITS = {
