@@ -7,6 +7,10 @@ export type Env = Cloudflare.Env;
 
 declare global {
   namespace Cloudflare {
+    /** Types `exports` from `cloudflare:workers` (used by tests to call the worker). */
+    interface GlobalProps {
+      mainModule: typeof import("./index.ts");
+    }
     interface Env {
       SESSIONS: DurableObjectNamespace<SessionObject>;
       IDEMPOTENCY: DurableObjectNamespace<IdempotencyObject>;

@@ -1,0 +1,109 @@
+// Reads and validates a JSON request body, reporting the first problem in the contract's order: 413, 415, 400.
+import type { z } from "@hono/zod-openapi";
+import { HTTP_LIMITS } from "../config.ts";
+import { type FieldError, type Problem, problem } from "./problem.ts";
+
+export type BodyResult<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+
+export interface ReadBodyOptions {
+  /** When true, an absent body counts as `{}` (SOS trigger and cancel). */
+  optional?: boolean;
+}
+
+const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+
+export async function readJsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  options: ReadBodyOptions = {},
+): Promise<BodyResult<z.infer<S>>> {
+  const raw = await readCappedText(request);
+  if (raw === null) {
+    return fail(problem("payload_too_large", `The body must be at most ${HTTP_LIMITS.maxBodyBytes} bytes.`));
+  }
+  const contentType = request.headers.get("Content-Type");
+  if (raw.trim() === "") {
+    if (options.optional) return validate(schema, {});
+    return fail(problem("invalid_request", "A JSON request body is required."));
+  }
+  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
+    return fail(
+      problem("unsupported_media_type", "Send the body as JSON with Content-Type: application/json."),
+    );
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    return fail(problem("invalid_json", "The request body is not valid JSON."));
+  }
+  return validate(schema, parsed);
+}
+
+export function validate<S extends z.ZodType>(schema: S, input: unknown): BodyResult<z.infer<S>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return fail(problemFromIssues(result.error.issues));
+}
+
+/** Turns zod issues into one problem: unknown fields are named as such, everything else is `invalid_request`. */
+export function problemFromIssues(issues: readonly z.core.$ZodIssue[]): Problem {
+  const unknownKeys = issues.flatMap((issue) =>
+    issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...issue.path, key].join(".")) : [],
+  );
+  if (unknownKeys.length > 0) {
+    return problem("unknown_field", `Unknown field(s): ${unknownKeys.join(", ")}.`, {
+      errors: unknownKeys.map((field) => ({ field, message: "is not a known field" })),
+    });
+  }
+  const errors: FieldError[] = issues.flatMap(flattenIssue);
+  const first = errors[0];
+  const detail = first ? `${first.field || "body"}: ${first.message}` : "The request is invalid.";
+  return problem("invalid_request", detail, { errors });
+}
+
+function flattenIssue(issue: z.core.$ZodIssue): FieldError[] {
+  // A union (the location body) reports each branch; name the fields of the branch the client meant.
+  if (issue.code === "invalid_union" && issue.errors.length > 0) {
+    const branches = issue.errors;
+    const best = branches.reduce((a, b) => (b.length < a.length ? b : a));
+    return best.flatMap(flattenIssue);
+  }
+  const field = issue.path.map(String).join(".");
+  if (issue.code === "invalid_type" && issue.input === undefined) {
+    return [{ field, message: "is required" }];
+  }
+  return [{ field, message: issue.message }];
+}
+
+function fail(value: Problem): { ok: false; problem: Problem } {
+  return { ok: false, problem: value };
+}
+
+/** The body as text, or null when it exceeds the limit (checked on the header and while reading). */
+async function readCappedText(request: Request): Promise<string | null> {
+  const limit = HTTP_LIMITS.maxBodyBytes;
+  const declared = Number(request.headers.get("Content-Length"));
+  if (Number.isFinite(declared) && declared > limit) return null;
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel();
+      return null;
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}

@@ -1,0 +1,90 @@
+// RFC 9457 problem details: the one shape of every error answer, and the error that carries it.
+import type { ProblemDetails } from "../../sdk/src/protocol.ts";
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json";
+const TYPE_BASE = "https://sos.example.com/errors/";
+
+/** Every error code the service answers, with its status and title. */
+export const PROBLEMS = {
+  invalid_json: { status: 400, title: "Request body is not valid JSON" },
+  invalid_request: { status: 400, title: "Request is invalid" },
+  unknown_field: { status: 400, title: "Request has an unknown field" },
+  missing_credentials: { status: 401, title: "Credentials are missing" },
+  invalid_api_key: { status: 401, title: "API key is not valid" },
+  invalid_token: { status: 401, title: "Token is not valid" },
+  invalid_admin_token: { status: 401, title: "Admin token is not valid" },
+  forbidden: { status: 403, title: "Not allowed" },
+  not_found: { status: 404, title: "Not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  not_in_sos: { status: 409, title: "Session is not in SOS" },
+  idempotency_key_in_use: { status: 409, title: "A request with this Idempotency-Key is in progress" },
+  session_ended: { status: 410, title: "Session has ended" },
+  session_expired: { status: 410, title: "Session has expired" },
+  payload_too_large: { status: 413, title: "Request body is too large" },
+  unsupported_media_type: { status: 415, title: "Request body must be JSON" },
+  idempotency_key_reused: { status: 422, title: "Idempotency-Key was used with another request" },
+  upgrade_required: { status: 426, title: "WebSocket upgrade required" },
+  rate_limited: { status: 429, title: "Too many requests" },
+  internal_error: { status: 500, title: "Internal error" },
+  psap_index_unavailable: { status: 503, title: "PSAP data is not loaded" },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** A problem as plain data: crosses the Durable Object RPC boundary unchanged. */
+export interface Problem {
+  code: ProblemCode;
+  detail: string;
+  errors?: FieldError[];
+  /** Seconds, for 429 (and the in-progress idempotency conflict). */
+  retryAfter?: number;
+}
+
+export function problem(
+  code: ProblemCode,
+  detail: string,
+  extra: Omit<Problem, "code" | "detail"> = {},
+): Problem {
+  return { code, detail, ...extra };
+}
+
+/** Thrown anywhere in a request; the app's error handler turns it into the answer. */
+export class ProblemError extends Error {
+  readonly problem: Problem;
+  constructor(value: Problem) {
+    super(value.detail);
+    this.name = "ProblemError";
+    this.problem = value;
+  }
+}
+
+export function statusOf(value: Problem): number {
+  return PROBLEMS[value.code].status;
+}
+
+export function problemBody(value: Problem): ProblemDetails {
+  const { status, title } = PROBLEMS[value.code];
+  const body: ProblemDetails = {
+    type: `${TYPE_BASE}${value.code}`,
+    title,
+    status,
+    detail: value.detail,
+    code: value.code,
+  };
+  if (value.errors?.length) body.errors = value.errors;
+  return body;
+}
+
+export function problemResponse(value: Problem, headers: HeadersInit = {}): Response {
+  const response = new Response(JSON.stringify(problemBody(value)), {
+    status: statusOf(value),
+    headers: { "Content-Type": PROBLEM_CONTENT_TYPE, ...headers },
+  });
+  if (value.retryAfter !== undefined) response.headers.set("Retry-After", String(value.retryAfter));
+  return response;
+}

@@ -1,0 +1,8 @@
+// Turns a session object's outcome into the HTTP answer.
+import type { Outcome } from "../session/outcome.ts";
+import { ProblemError } from "./problem.ts";
+
+export function respond<T>(outcome: Outcome<T>, headers: Record<string, string> = {}): Response {
+  if (!outcome.ok) throw new ProblemError(outcome.problem);
+  return Response.json(outcome.body, { status: outcome.status, headers });
+}

@@ -1,0 +1,28 @@
+// Admin API (operators): platforms and their API keys.
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createApiKey, createPlatform, revokeApiKey } from "../../auth/platforms.ts";
+import { requireAdmin } from "../auth.ts";
+import { readJsonBody } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { ProblemError, problem } from "../problem.ts";
+import { CreatePlatformRequest } from "../schemas.ts";
+
+export function mountAdminRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.post("/v1/admin/platforms", requireAdmin(), async (c) => {
+    const body = await readJsonBody(c.req.raw, CreatePlatformRequest);
+    if (!body.ok) throw new ProblemError(body.problem);
+    return c.json(await createPlatform(c.env.DB, body.value.name), 201);
+  });
+
+  app.post("/v1/admin/platforms/:platformId/api-keys", requireAdmin(), async (c) => {
+    const created = await createApiKey(c.env.DB, c.req.param("platformId"));
+    if (!created) throw new ProblemError(problem("not_found", "No such platform."));
+    return c.json(created, 201);
+  });
+
+  app.delete("/v1/admin/platforms/:platformId/api-keys/:apiKeyId", requireAdmin(), async (c) => {
+    const revoked = await revokeApiKey(c.env.DB, c.req.param("platformId"), c.req.param("apiKeyId"));
+    if (!revoked) throw new ProblemError(problem("not_found", "No such API key for this platform."));
+    return c.body(null, 204);
+  });
+}

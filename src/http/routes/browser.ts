@@ -1,0 +1,63 @@
+// Browser API (session tokens): trigger and cancel an SOS (counselor), submit the location (patient).
+import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { LocationSubmission } from "../../../sdk/src/protocol.ts";
+import type { SessionCaller } from "../../session/session-object.ts";
+import { requireSessionToken } from "../auth.ts";
+import { type BodyResult, readJsonBody, validate } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { browserCors } from "../cors.ts";
+import { ProblemError } from "../problem.ts";
+import { sessionRateProblem } from "../rate-limit.ts";
+import { respond } from "../respond.ts";
+import { EmptyRequest, LocationFixRequest, LocationUnavailableRequest } from "../schemas.ts";
+import { sessionStub } from "../session-stub.ts";
+
+const SOS = "/v1/platforms/:platformId/sessions/:sessionId/sos";
+
+export function mountBrowserRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.use(SOS, browserCors());
+  app.use(`${SOS}/*`, browserCors());
+
+  app.post(SOS, requireSessionToken("counselor"), async (c) => {
+    const body = await readJsonBody(c.req.raw, EmptyRequest, { optional: true });
+    const outcome = await stubOf(c).trigger(callerOf(c), body, { rateLimited: c.get("rateLimited") });
+    return respond(outcome);
+  });
+
+  app.post(`${SOS}/cancel`, requireSessionToken("counselor"), async (c) => {
+    refuseOverRate(c);
+    const body = await readJsonBody(c.req.raw, EmptyRequest, { optional: true });
+    return respond(await stubOf(c).cancel(callerOf(c), body));
+  });
+
+  app.post(`${SOS}/location`, requireSessionToken("patient"), async (c) => {
+    refuseOverRate(c);
+    const body = await readLocation(c.req.raw);
+    return respond(await stubOf(c).submitLocation(callerOf(c), body));
+  });
+}
+
+/** A fix or an `unavailable` report: the presence of `unavailable` says which the client meant. */
+async function readLocation(request: Request): Promise<BodyResult<LocationSubmission>> {
+  const body = await readJsonBody(request, z.unknown());
+  if (!body.ok) return body;
+  const meantUnavailable =
+    typeof body.value === "object" && body.value !== null && "unavailable" in body.value;
+  return meantUnavailable
+    ? validate(LocationUnavailableRequest, body.value)
+    : validate(LocationFixRequest, body.value);
+}
+
+function refuseOverRate(c: Context<AppEnv>): void {
+  if (c.get("rateLimited")) throw new ProblemError(sessionRateProblem());
+}
+
+function stubOf(c: Context<AppEnv>) {
+  return sessionStub(c.env, c.get("claims").sid);
+}
+
+function callerOf(c: Context<AppEnv>): SessionCaller {
+  const claims = c.get("claims");
+  return { role: claims.aud, sub: claims.sub, jti: claims.jti };
+}

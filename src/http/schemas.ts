@@ -1,0 +1,177 @@
+// Zod schemas of every request and response body: they validate requests and produce the OpenAPI document.
+import { z } from "@hono/zod-openapi";
+import { HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
+
+const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
+const nullableTimestamp = isoTimestamp.nullable();
+const sessionState = z.enum(["active", "sos", "ended", "expired"]);
+
+const platformIdentifier = (name: string) =>
+  z
+    .string()
+    .min(1, `${name} must not be empty`)
+    .max(SESSION_LIMITS.maxIdLength, `${name} must be at most ${SESSION_LIMITS.maxIdLength} characters`);
+
+// ---------------------------------------------------------------------------
+// Requests
+
+export const CreatePlatformRequest = z
+  .strictObject({
+    name: z.string().min(1).max(HTTP_LIMITS.maxPlatformNameLength).openapi({ example: "Acme Telehealth" }),
+  })
+  .openapi("CreatePlatformRequest");
+
+export const CreateSessionRequest = z
+  .strictObject({
+    meeting_id: platformIdentifier("meeting_id").openapi({ example: "room-4711" }),
+    counselor_id: platformIdentifier("counselor_id").openapi({ example: "counselor-12" }),
+    patient_id: platformIdentifier("patient_id").openapi({ example: "patient-345" }),
+    expires_in_minutes: z
+      .number()
+      .int("expires_in_minutes must be a whole number")
+      .min(SESSION_LIMITS.minExpiresInMinutes)
+      .max(SESSION_LIMITS.maxExpiresInMinutes)
+      .optional()
+      .openapi({ default: SESSION_LIMITS.defaultExpiresInMinutes }),
+  })
+  .openapi("CreateSessionRequest");
+
+/** SOS trigger and cancel take no body, or `{}`. */
+export const EmptyRequest = z.strictObject({}).openapi("EmptyRequest");
+
+export const LocationFixRequest = z
+  .strictObject({
+    latitude: z.number().min(-90).max(90).openapi({ example: 41.8781 }),
+    longitude: z.number().min(-180).max(180).openapi({ example: -87.6298 }),
+    accuracy: z.number().min(0).max(100_000).optional().openapi({ description: "metres (coords.accuracy)" }),
+    timestamp: z.number().min(0).optional().openapi({ description: "epoch milliseconds of the fix" }),
+  })
+  .openapi("LocationFix");
+
+export const LocationUnavailableRequest = z
+  .strictObject({
+    unavailable: z.enum(["permission_denied", "position_unavailable", "timeout"]),
+  })
+  .openapi("LocationUnavailable");
+
+export const LocationSubmissionRequest = z
+  .union([LocationFixRequest, LocationUnavailableRequest])
+  .openapi("LocationSubmission");
+
+// ---------------------------------------------------------------------------
+// Responses
+
+export const ProblemResponse = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string(),
+    errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+  })
+  .openapi("Problem");
+
+export const CreatePlatformResponse = z
+  .object({
+    platform_id: z.string(),
+    name: z.string(),
+    api_key: z.string(),
+    api_key_id: z.string(),
+    created_at: isoTimestamp,
+  })
+  .openapi("Platform");
+
+export const CreateApiKeyResponse = z
+  .object({ api_key: z.string(), api_key_id: z.string(), created_at: isoTimestamp })
+  .openapi("ApiKey");
+
+export const CreateSessionResponse = z
+  .object({
+    session_id: z.uuid(),
+    platform_id: z.string(),
+    state: z.literal("active"),
+    patient_token: z.string(),
+    counselor_token: z.string(),
+    expires_at: isoTimestamp,
+    created_at: isoTimestamp,
+  })
+  .openapi("CreatedSession");
+
+export const SessionView = z
+  .object({
+    session_id: z.uuid(),
+    platform_id: z.string(),
+    state: sessionState,
+    created_at: isoTimestamp,
+    expires_at: isoTimestamp,
+    sos_started_at: nullableTimestamp,
+    ended_at: nullableTimestamp,
+    patient_connected: z.boolean(),
+    counselor_connected: z.boolean(),
+  })
+  .openapi("Session");
+
+export const EndSessionResponse = z
+  .object({ session_id: z.uuid(), state: z.literal("ended"), ended_at: isoTimestamp })
+  .openapi("EndedSession");
+
+export const AuditEventsResponse = z
+  .object({
+    events: z.array(
+      z.object({
+        seq: z.number().int(),
+        type: z.string(),
+        at: isoTimestamp,
+        actor: z.string(),
+        data: z.record(z.string(), z.unknown()).optional(),
+      }),
+    ),
+  })
+  .openapi("AuditEvents");
+
+export const SosTriggerResponse = z
+  .object({
+    session_id: z.uuid(),
+    state: z.literal("sos"),
+    sos_started_at: isoTimestamp,
+    patient_connected: z.boolean(),
+  })
+  .openapi("SosTriggered");
+
+export const SosCancelResponse = z
+  .object({ session_id: z.uuid(), state: z.literal("active"), expires_at: isoTimestamp })
+  .openapi("SosCancelled");
+
+export const PsapRecordSchema = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    type: z.enum(["primary", "secondary"]),
+    state: z.string(),
+    county: z.string().nullable(),
+    city: z.string().nullable(),
+    phone: z.string().nullable().openapi({ description: "E.164, or null when the data has none" }),
+    latitude: z.number(),
+    longitude: z.number(),
+    location_precision: z.enum(["building", "city", "county"]),
+    distance_km: z.number(),
+    match: z.enum(["boundary", "county", "nearest"]),
+  })
+  .openapi("Psap");
+
+export const PsapResultsResponse = z
+  .object({
+    result_id: z.uuid(),
+    psaps: z.array(PsapRecordSchema),
+    computed_at: isoTimestamp,
+    data_version: z.string(),
+    reason: z.literal("outside_coverage").optional(),
+  })
+  .openapi("PsapResults");
+
+export const LocationReceivedResponse = z.object({ received: z.literal(true) }).openapi("LocationReceived");
+
+export const JwksResponse = z
+  .object({ keys: z.array(z.record(z.string(), z.unknown())) })
+  .openapi("JsonWebKeySet");

@@ -1,0 +1,70 @@
+// What a session object stores about its session, and the views of it the API shows.
+import type { PsapResultsBody, ReportedLocation, SessionState } from "../../sdk/src/protocol.ts";
+
+export interface SessionRecord {
+  session_id: string;
+  platform_id: string;
+  meeting_id: string;
+  counselor_id: string;
+  patient_id: string;
+  state: SessionState;
+  created_at: number;
+  /** When an `active` session expires (ms). */
+  expires_at: number;
+  sos_started_at: number | null;
+  ended_at: number | null;
+  /** Set when a trigger is waiting for a fix or an `unavailable` report: the 30 s clock. */
+  location_deadline_at: number | null;
+  /** The patient's latest fix: erased on cancel, end and expiry. */
+  location: ReportedLocation | null;
+  /** Bumped on every fix, so a slow lookup for an older fix never overwrites a newer result. */
+  location_version: number;
+  /** The latest lookup for the current SOS (no coordinates in it). */
+  latest_result: PsapResultsBody | null;
+  /** When the session reached a final state: the audit trail is purged 30 days later. */
+  final_at: number | null;
+}
+
+export interface NewSessionInput {
+  session_id: string;
+  platform_id: string;
+  meeting_id: string;
+  counselor_id: string;
+  patient_id: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export function newRecord(input: NewSessionInput): SessionRecord {
+  return {
+    ...input,
+    state: "active",
+    sos_started_at: null,
+    ended_at: null,
+    location_deadline_at: null,
+    location: null,
+    location_version: 0,
+    latest_result: null,
+    final_at: null,
+  };
+}
+
+export function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+export function isoOrNull(ms: number | null): string | null {
+  return ms === null ? null : iso(ms);
+}
+
+export interface SessionViewBody {
+  session_id: string;
+  platform_id: string;
+  state: SessionState;
+  created_at: string;
+  expires_at: string;
+  sos_started_at: string | null;
+  ended_at: string | null;
+  patient_connected: boolean;
+  counselor_connected: boolean;
+}

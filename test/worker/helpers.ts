@@ -1,0 +1,217 @@
+// Test helpers: call the worker, create platforms and sessions, and hold sockets with a message inbox.
+import { env, exports } from "cloudflare:workers";
+import type { ServerMessage, ServerMessageType, SessionCreateResponse } from "../../sdk/src/protocol.ts";
+
+export const BASE = "http://sos.test";
+export const ADMIN_HEADERS = { Authorization: "Bearer test-admin-token" };
+
+export function call(path: string, init: RequestInit = {}): Promise<Response> {
+  return exports.default.fetch(`${BASE}${path}`, init);
+}
+
+export function postJson(
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return call(path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify(body),
+  });
+}
+
+export interface TestPlatform {
+  platform_id: string;
+  api_key: string;
+  api_key_id: string;
+}
+
+export async function newPlatform(name = "Test Platform"): Promise<TestPlatform> {
+  const res = await postJson("/v1/admin/platforms", { name }, ADMIN_HEADERS);
+  if (res.status !== 201) throw new Error(`platform creation failed: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+export const SESSION_BODY = { meeting_id: "meeting-1", counselor_id: "counselor-1", patient_id: "patient-1" };
+
+export async function newSession(
+  platform: TestPlatform,
+  body: Record<string, unknown> = SESSION_BODY,
+): Promise<SessionCreateResponse> {
+  const res = await postJson(`/v1/platforms/${platform.platform_id}/sessions`, body, {
+    "X-API-Key": platform.api_key,
+  });
+  if (res.status !== 201) throw new Error(`session creation failed: ${res.status} ${await res.text()}`);
+  return res.json();
+}
+
+export function sessionPath(session: SessionCreateResponse, suffix = ""): string {
+  return `/v1/platforms/${session.platform_id}/sessions/${session.session_id}${suffix}`;
+}
+
+export function asCounselor(
+  session: SessionCreateResponse,
+  suffix: string,
+  body?: unknown,
+): Promise<Response> {
+  return postJson(sessionPath(session, suffix), body ?? {}, {
+    Authorization: `Bearer ${session.counselor_token}`,
+  });
+}
+
+export function asPatient(session: SessionCreateResponse, suffix: string, body: unknown): Promise<Response> {
+  return postJson(sessionPath(session, suffix), body, { Authorization: `Bearer ${session.patient_token}` });
+}
+
+export function asPlatform(platform: TestPlatform, path: string, method = "GET"): Promise<Response> {
+  return call(path, { method, headers: { "X-API-Key": platform.api_key } });
+}
+
+export function sessionStubOf(sessionId: string) {
+  return env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
+}
+
+/** A client socket that keeps every message it receives, so a test can wait for the next of a type. */
+export class TestSocket {
+  readonly ws: WebSocket;
+  readonly received: ServerMessage[] = [];
+  readonly raw: string[] = [];
+  closeCode: number | null = null;
+  #waiters: (() => void)[] = [];
+
+  constructor(ws: WebSocket) {
+    this.ws = ws;
+    ws.accept();
+    ws.addEventListener("message", (event) => {
+      const text = typeof event.data === "string" ? event.data : "";
+      this.raw.push(text);
+      if (text.startsWith("{")) this.received.push(JSON.parse(text) as ServerMessage);
+      this.#wake();
+    });
+    ws.addEventListener("close", (event) => {
+      this.closeCode = event.code;
+      this.#wake();
+    });
+  }
+
+  /** Every message of a type received so far. */
+  all<T extends ServerMessageType>(type: T): Extract<ServerMessage, { type: T }>[] {
+    return this.received.filter((m): m is Extract<ServerMessage, { type: T }> => m.type === type);
+  }
+
+  /** Waits until at least `count` messages of `type` have arrived, and returns the last of them. */
+  async waitFor<T extends ServerMessageType>(
+    type: T,
+    count = 1,
+    timeoutMs = 3_000,
+  ): Promise<Extract<ServerMessage, { type: T }>> {
+    await this.#until(() => this.all(type).length >= count, `${count} × ${type}`, timeoutMs);
+    const list = this.all(type);
+    return list[list.length - 1] as Extract<ServerMessage, { type: T }>;
+  }
+
+  async waitForRaw(text: string, timeoutMs = 3_000): Promise<void> {
+    await this.#until(() => this.raw.includes(text), `raw frame ${text}`, timeoutMs);
+  }
+
+  async waitForClose(timeoutMs = 3_000): Promise<number> {
+    await this.#until(() => this.closeCode !== null, "close", timeoutMs);
+    return this.closeCode ?? 0;
+  }
+
+  close(): void {
+    try {
+      this.ws.close(1000, "test done");
+    } catch {
+      // already closed
+    }
+  }
+
+  #wake(): void {
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  async #until(done: () => boolean, what: string, timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!done()) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const seen = this.received.map((m) => m.type).join(", ") || "nothing";
+        throw new Error(`timed out waiting for ${what}; received: ${seen}`);
+      }
+      await new Promise<void>((resolve) => {
+        this.#waiters.push(resolve);
+        setTimeout(resolve, Math.min(left, 50));
+      });
+    }
+  }
+}
+
+export async function openSocket(token: string): Promise<TestSocket> {
+  const res = await call(`/ws?token=${encodeURIComponent(token)}`, { headers: { Upgrade: "websocket" } });
+  if (res.status !== 101 || !res.webSocket)
+    throw new Error(`socket refused: ${res.status} ${await res.text()}`);
+  return new TestSocket(res.webSocket);
+}
+
+/** Makes `Date.now()` inside every object in this test isolate read `offsetMs` later than real time. */
+export function shiftClock(offsetMs: number): () => void {
+  const realNow = Date.now.bind(Date);
+  Date.now = () => realNow() + offsetMs;
+  return () => {
+    Date.now = realNow;
+  };
+}
+
+/** Three fictional PSAPs around Chicago, loaded into the test KV as a real (small) index. */
+export const TEST_PSAPS = [
+  {
+    id: "T1",
+    name: "Test Chicago Primary",
+    type: "primary",
+    state: "IL",
+    county: "Cook",
+    city: "Chicago",
+    phone: "+13125550101",
+    latitude: 41.8781,
+    longitude: -87.6298,
+    location_precision: "city",
+  },
+  {
+    id: "T2",
+    name: "Test Evanston Secondary",
+    type: "secondary",
+    state: "IL",
+    county: "Cook",
+    city: "Evanston",
+    phone: null,
+    latitude: 42.0451,
+    longitude: -87.6877,
+    location_precision: "city",
+  },
+  {
+    id: "T3",
+    name: "Test Gary Primary",
+    type: "primary",
+    state: "IN",
+    county: "Lake",
+    city: "Gary",
+    phone: "+12195550102",
+    latitude: 41.5934,
+    longitude: -87.3464,
+    location_precision: "city",
+  },
+] as const;
+
+export async function seedPsapIndex(): Promise<void> {
+  const { buildIndex } = await import("../../src/psap/build.ts");
+  const built = buildIndex(
+    { dataVersion: "test-data", psaps: TEST_PSAPS, areas: [] },
+    { version: "test-v1" },
+  );
+  for (const [key, value] of built.buckets) await env.PSAP_INDEX.put(key, value);
+  await env.PSAP_INDEX.put(built.pointerKey, built.pointerValue);
+}
