@@ -1,9 +1,10 @@
 // Auth middleware: admin token, platform API key, session token. Each sets the verified identity or answers.
 import type { Context, MiddlewareHandler } from "hono";
-import type { Role } from "../../sdk/src/protocol.ts";
+import type { Role, SessionTokenClaims } from "../../sdk/src/protocol.ts";
 import { isAdminToken } from "../auth/admin-token.ts";
 import { authenticateApiKey } from "../auth/authenticate-api-key.ts";
 import { verifySessionToken } from "../auth/session-tokens.ts";
+import type { Env } from "../env.ts";
 import type { AppEnv } from "./context.ts";
 import { ProblemError, problem } from "./problem.ts";
 import { apiKeyRateProblem, withinApiKeyRate, withinSessionRate } from "./rate-limit.ts";
@@ -45,6 +46,15 @@ export function requireApiKey(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** The claims of a genuine session token; 401 when it is not one, 410 when only its `exp` has passed. */
+export async function verifiedClaims(env: Env, token: string): Promise<SessionTokenClaims> {
+  const verified = await verifySessionToken(env, token);
+  if (verified.ok) return verified.claims;
+  if (verified.reason === "expired")
+    throw new ProblemError(problem("session_expired", "This session has expired."));
+  throw new ProblemError(problem("invalid_token", "The token is malformed, forged or not for this service."));
+}
+
 /**
  * A session token of `role` for the path's platform and session. Over-rate requests are marked, not refused:
  * the route decides (the first SOS trigger of a session is never refused for rate).
@@ -54,15 +64,7 @@ export function requireSessionToken(role: Role): MiddlewareHandler<AppEnv> {
     const token = bearerToken(c);
     if (token === null)
       throw new ProblemError(problem("missing_credentials", `Send Authorization: Bearer <${role} token>.`));
-    const verified = await verifySessionToken(c.env, token);
-    if (!verified.ok) {
-      if (verified.reason === "expired")
-        throw new ProblemError(problem("session_expired", "This session has expired."));
-      throw new ProblemError(
-        problem("invalid_token", "The token is malformed, forged or not for this service."),
-      );
-    }
-    const claims = verified.claims;
+    const claims = await verifiedClaims(c.env, token);
     if (claims.aud !== role)
       throw new ProblemError(problem("forbidden", `This action needs a ${role} token.`));
     if (claims.pid !== c.req.param("platformId") || claims.sid !== c.req.param("sessionId")) {

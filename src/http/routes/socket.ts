@@ -1,7 +1,7 @@
 // GET /ws?token=: checks the token, then hands the socket (or the no-Upgrade probe) to the session object.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { verifySessionToken } from "../../auth/session-tokens.ts";
 import { SOCKET_IDENTITY_HEADERS } from "../../session/session-object.ts";
+import { verifiedClaims } from "../auth.ts";
 import type { AppEnv } from "../context.ts";
 import { browserCors } from "../cors.ts";
 import { ProblemError, problem } from "../problem.ts";
@@ -12,15 +12,7 @@ export function mountSocketRoute(app: OpenAPIHono<AppEnv>): void {
   app.get("/ws", async (c) => {
     const token = c.req.query("token");
     if (!token) throw new ProblemError(problem("missing_credentials", "Pass the session token as ?token=."));
-    const verified = await verifySessionToken(c.env, token);
-    if (!verified.ok) {
-      if (verified.reason === "expired")
-        throw new ProblemError(problem("session_expired", "This session has expired."));
-      throw new ProblemError(
-        problem("invalid_token", "The token is malformed, forged or not for this service."),
-      );
-    }
-    const { claims } = verified;
+    const claims = await verifiedClaims(c.env, token);
     // The object trusts these headers: only the worker can reach it, and only after this check.
     const forwarded = new Request(c.req.raw);
     forwarded.headers.set(SOCKET_IDENTITY_HEADERS.role, claims.aud);
