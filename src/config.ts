@@ -56,4 +56,12 @@ export const PSAP_LIMITS = {
   maxDistanceKm: 500,
   /** A fix this close to a border (or within its accuracy, if larger) matches both sides. */
   minBorderToleranceM: 500,
+  /** Largest border tolerance the index is built for (the SPEC's largest accepted accuracy). */
+  maxBorderToleranceM: 100_000,
+  /** How long an isolate trusts the index pointer before reading it again (a switch shows within this). */
+  pointerCacheMs: 30_000,
+  /** Decoded index buckets one isolate keeps (least recently used dropped first)... */
+  bucketCacheMaxEntries: 256,
+  /** ...and the most characters of bucket JSON they may add up to. */
+  bucketCacheMaxChars: 48 * 1024 * 1024,
 } as const;

@@ -1,0 +1,117 @@
+// `npm run psap:import -- <files...> [--remote] [--dry-run] [--demo] [--if-empty]`: builds the PSAP
+// index from the given files (or the demo set) and switches KV to it atomically.
+import { writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { buildIndex } from "../../src/psap/build.ts";
+import { ImportError } from "./errors.ts";
+import { type KvTarget, WranglerKvTarget } from "./kv.ts";
+import { prepareImport } from "./pipeline.ts";
+import { planVersions, publishIndex, readCurrentManifest } from "./publish.ts";
+import { formatReport } from "./report.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const DEMO_FILE = resolve(ROOT, "data/demo/demo-psaps.csv");
+
+const USAGE = `Usage: npm run psap:import -- <file>... [options]
+  <file>            FCC registry CSV, its 2017 JSON export, project CSV, GeoJSON boundaries (any mix)
+  --demo            import the demo data set (data/demo/demo-psaps.csv), data_version "demo"
+  --if-empty        do nothing when an index is already loaded
+  --dry-run         build and report only; write nothing
+  --remote          write to the deployed namespace (default: local, the store \`npm run dev\` uses)
+  --env <name>      wrangler environment (e.g. production, with --remote)
+  --persist-to <d>  local KV directory (wrangler's --persist-to)
+  --data-version <text>  override the data_version label
+  --report-json <file>   also write the full report (every dropped row) as JSON`;
+
+export interface CliResult {
+  code: number;
+  output: string;
+}
+
+export async function runCli(argv: string[], makeTarget?: (remote: boolean) => KvTarget): Promise<CliResult> {
+  const started = Date.now();
+  let args: ReturnType<typeof parse>;
+  function parse(a: string[]) {
+    return parseArgs({
+      args: a,
+      allowPositionals: true,
+      options: {
+        demo: { type: "boolean" },
+        "if-empty": { type: "boolean" },
+        "dry-run": { type: "boolean" },
+        remote: { type: "boolean" },
+        env: { type: "string" },
+        "persist-to": { type: "string" },
+        "data-version": { type: "string" },
+        "report-json": { type: "string" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  }
+  try {
+    args = parse(argv);
+  } catch (err) {
+    return { code: 2, output: `${(err as Error).message}\n${USAGE}` };
+  }
+  const o = args.values;
+  if (o.help) return { code: 0, output: USAGE };
+  const files = [...args.positionals];
+  if (o.demo) files.unshift(DEMO_FILE);
+  if (files.length === 0) return { code: 2, output: `No input files.\n${USAGE}` };
+  const target =
+    makeTarget?.(o.remote === true) ??
+    new WranglerKvTarget({ remote: o.remote === true, cwd: ROOT, env: o.env, persistTo: o["persist-to"] });
+  try {
+    if (o["if-empty"] && !o["dry-run"]) {
+      const current = await readCurrentManifest(target);
+      if (current) {
+        return { code: 0, output: `PSAP index already loaded (${current.data_version}); nothing imported.` };
+      }
+    }
+    const prepared = prepareImport(files, {
+      dataVersion: o["data-version"] ?? (o.demo && files.length === 1 ? "demo" : undefined),
+    });
+    const now = new Date();
+    const current = o["dry-run"] ? null : await readCurrentManifest(target);
+    const plan = planVersions(current, now);
+    const built = buildIndex(prepared.dataset, { previous: plan.previous, now });
+    const publish = o["dry-run"] ? null : await publishIndex(target, built, plan.toDelete);
+    if (o["report-json"]) {
+      writeFileSync(
+        o["report-json"],
+        JSON.stringify(
+          { files: prepared.files, summary: prepared.summary, manifest: built.manifest, publish },
+          null,
+          2,
+        ),
+      );
+    }
+    if (o.demo && o["if-empty"] && publish) {
+      return {
+        code: 0,
+        output: `Loaded demo PSAP data (${built.manifest.psaps} PSAPs, ${publish.keysWritten} keys) into ${target.description}.`,
+      };
+    }
+    const output = formatReport({
+      files: prepared.files,
+      summary: prepared.summary,
+      built,
+      target: target.description,
+      publish,
+      elapsedMs: Date.now() - started,
+    });
+    return { code: 0, output };
+  } catch (err) {
+    if (err instanceof ImportError)
+      return { code: 1, output: `Import failed, the loaded index is unchanged: ${err.message}` };
+    throw err;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const result = await runCli(process.argv.slice(2));
+  (result.code === 0 ? console.log : console.error)(result.output);
+  process.exitCode = result.code;
+}

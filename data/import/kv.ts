@@ -1,0 +1,132 @@
+// Where an import writes: the local KV store `npm run dev` uses (wrangler --local), or a deployed
+// namespace (--remote). Tests use the in-memory target.
+import { execFile } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { ImportError } from "./errors.ts";
+
+export interface KvTarget {
+  readonly description: string;
+  get(key: string): Promise<string | null>;
+  /** Writes many entries; resolves only when all are stored. */
+  putMany(entries: ReadonlyArray<readonly [string, string]>): Promise<void>;
+  deleteMany(keys: readonly string[]): Promise<void>;
+  listKeys(prefix: string): Promise<string[]>;
+}
+
+export class MemoryKvTarget implements KvTarget {
+  readonly description = "memory";
+  readonly data = new Map<string, string>();
+  /** Every write, in order (tests check that the pointer comes last). */
+  readonly writes: string[] = [];
+
+  async get(key: string): Promise<string | null> {
+    return this.data.get(key) ?? null;
+  }
+  async putMany(entries: ReadonlyArray<readonly [string, string]>): Promise<void> {
+    for (const [k, v] of entries) {
+      this.data.set(k, v);
+      this.writes.push(k);
+    }
+  }
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    for (const k of keys) this.data.delete(k);
+  }
+  async listKeys(prefix: string): Promise<string[]> {
+    return [...this.data.keys()].filter((k) => k.startsWith(prefix));
+  }
+}
+
+export interface WranglerOptions {
+  remote: boolean;
+  /** Repository root (where wrangler.toml is). */
+  cwd: string;
+  binding?: string;
+  env?: string;
+  persistTo?: string;
+}
+
+/** Entries per `wrangler kv bulk put` call (the API takes up to 10,000 pairs per request). */
+const CHUNK = 5_000;
+
+export class WranglerKvTarget implements KvTarget {
+  readonly description: string;
+  private readonly opts: Required<Omit<WranglerOptions, "env" | "persistTo">> & WranglerOptions;
+
+  constructor(opts: WranglerOptions) {
+    this.opts = { binding: "PSAP_INDEX", ...opts };
+    this.description = `${opts.remote ? "remote" : "local"} KV binding ${this.opts.binding}${opts.env ? ` (env ${opts.env})` : ""}`;
+  }
+
+  private flags(): string[] {
+    const f = ["--binding", this.opts.binding, this.opts.remote ? "--remote" : "--local"];
+    if (this.opts.env) f.push("--env", this.opts.env);
+    if (this.opts.persistTo && !this.opts.remote) f.push("--persist-to", this.opts.persistTo);
+    return f;
+  }
+
+  private run(args: string[]): Promise<string> {
+    const bin = resolve(this.opts.cwd, "node_modules/.bin/wrangler");
+    return new Promise((ok, fail) => {
+      execFile(
+        bin,
+        args,
+        {
+          cwd: this.opts.cwd,
+          maxBuffer: 256 * 1024 * 1024,
+          env: { ...process.env, WRANGLER_SEND_METRICS: "false" },
+        },
+        (err, stdout, stderr) => {
+          if (err)
+            fail(
+              new ImportError(
+                `wrangler ${args.slice(0, 3).join(" ")} failed: ${stderr.trim() || err.message}`,
+              ),
+            );
+          else ok(stdout);
+        },
+      );
+    });
+  }
+
+  async get(key: string): Promise<string | null> {
+    const out = await this.run(["kv", "key", "get", key, ...this.flags(), "--text"]);
+    const text = out.trim();
+    return text === "" || text === "Value not found" ? null : text;
+  }
+
+  async putMany(entries: ReadonlyArray<readonly [string, string]>): Promise<void> {
+    const dir = await mkdtemp(join(tmpdir(), "psap-import-"));
+    try {
+      for (let i = 0; i < entries.length; i += CHUNK) {
+        const file = join(dir, `bulk-${i}.json`);
+        const chunk = entries.slice(i, i + CHUNK).map(([key, value]) => ({ key, value }));
+        await writeFile(file, JSON.stringify(chunk));
+        await this.run(["kv", "bulk", "put", file, ...this.flags()]);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const dir = await mkdtemp(join(tmpdir(), "psap-import-"));
+    try {
+      for (let i = 0; i < keys.length; i += CHUNK) {
+        const file = join(dir, `delete-${i}.json`);
+        await writeFile(file, JSON.stringify(keys.slice(i, i + CHUNK)));
+        await this.run(["kv", "bulk", "delete", file, ...this.flags(), "--force"]);
+      }
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async listKeys(prefix: string): Promise<string[]> {
+    const out = await this.run(["kv", "key", "list", ...this.flags(), "--prefix", prefix]);
+    const list = JSON.parse(out.slice(out.indexOf("["))) as { name: string }[];
+    return list.map((k) => k.name);
+  }
+}

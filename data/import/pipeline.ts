@@ -1,0 +1,114 @@
+// Reads the input files (any mix of formats), merges them and reports on every row.
+import { readFileSync } from "node:fs";
+import { basename } from "node:path";
+import type { PsapDataset } from "../../src/psap/types.ts";
+import { loadCounties } from "./counties.ts";
+import { parseCsv } from "./csv.ts";
+import { ImportError } from "./errors.ts";
+import { Gazetteer } from "./gazetteer.ts";
+import { type MergeSummary, mergeInputs } from "./merge.ts";
+import type { BoundaryFeature, FccGeocode, FccRow, FileReport, ProjectRow } from "./model.ts";
+import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
+import { isFccJson, readFccJson } from "./read-fcc-json.ts";
+import { isGeoJson, readGeoJson } from "./read-geojson.ts";
+import { isProjectCsvHeader, readProjectCsv } from "./read-project-csv.ts";
+
+export interface PreparedImport {
+  dataset: PsapDataset;
+  files: FileReport[];
+  summary: MergeSummary;
+}
+
+function readText(path: string): string {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? "error";
+    throw new ImportError(`${path}: cannot read the file (${code})`, { cause: err });
+  }
+  if (text.trim() === "") throw new ImportError(`${path}: the file is empty`);
+  return text;
+}
+
+function registryVersion(path: string, maxDate: string): string {
+  const v = /v(\d+(?:\.\d+)+)/i.exec(basename(path))?.[1];
+  return `FCC Master PSAP Registry${v ? ` v${v}` : ""}${maxDate ? ` (${maxDate})` : ""}`;
+}
+
+/** Reads every file first, so that an unreadable one stops the import before anything is built. */
+export function prepareImport(
+  paths: readonly string[],
+  options: { dataVersion?: string } = {},
+): PreparedImport {
+  if (paths.length === 0) throw new ImportError("no input files given");
+  const files: FileReport[] = [];
+  const fcc: FccRow[] = [];
+  const geocodes: { rows: FccGeocode[]; report: FileReport }[] = [];
+  const project: ProjectRow[] = [];
+  const boundaries: { rows: BoundaryFeature[]; report: FileReport }[] = [];
+  const versions: string[] = [];
+  for (const path of paths) {
+    const text = readText(path);
+    const trimmed = text.trimStart();
+    if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch (err) {
+        throw new ImportError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err });
+      }
+      if (isFccJson(json)) {
+        const r = readFccJson(path, json);
+        geocodes.push({ rows: r.geocodes, report: r.report });
+        files.push(r.report);
+      } else if (isGeoJson(json)) {
+        const r = readGeoJson(path, json);
+        boundaries.push({ rows: r.features, report: r.report });
+        files.push(r.report);
+        versions.push(basename(path));
+      } else {
+        throw new ImportError(`${path}: JSON that is neither the registry export (an array) nor GeoJSON`);
+      }
+      continue;
+    }
+    let header: string[];
+    try {
+      header = parseCsv(text.split(/\r?\n/, 1)[0] ?? "").header;
+    } catch (err) {
+      throw new ImportError(`${path}: not a CSV file (${(err as Error).message})`, { cause: err });
+    }
+    try {
+      if (isFccCsvHeader(header)) {
+        if (fcc.length > 0) throw new ImportError(`${path}: only one FCC registry CSV per import`);
+        const r = readFccCsv(path, text);
+        fcc.push(...r.rows);
+        files.push(r.report);
+        versions.unshift(registryVersion(path, r.maxDate));
+      } else if (isProjectCsvHeader(header)) {
+        const r = readProjectCsv(path, text);
+        project.push(...r.rows);
+        files.push(r.report);
+        versions.push(basename(path));
+      } else {
+        throw new ImportError(
+          `${path}: unrecognised CSV header (expected the FCC registry's or "id,name,type,state,county,city,phone,latitude,longitude,location_precision")`,
+        );
+      }
+    } catch (err) {
+      if (err instanceof ImportError) throw err;
+      throw new ImportError(`${path}: not a readable CSV file (${(err as Error).message})`, { cause: err });
+    }
+  }
+  const { dataset, summary } = mergeInputs({
+    fcc,
+    geocodes,
+    project,
+    boundaries,
+    counties: loadCounties(),
+    gazetteer: () => Gazetteer.load(),
+    dataVersion: options.dataVersion ?? versions.join(" + "),
+  });
+  if (dataset.psaps.length === 0) throw new ImportError("the inputs hold no usable PSAP: nothing to import");
+  return { dataset, files, summary };
+}

@@ -1,0 +1,66 @@
+// The atomic switch: every bucket of the new version first, the pointer last, then the cleanup of
+// versions two or more imports old (once no cache can still point at them).
+import type { BuiltIndex } from "../../src/psap/build.ts";
+import { type IndexManifest, POINTER_KEY, parseManifest, versionPrefix } from "../../src/psap/format.ts";
+import type { KvTarget } from "./kv.ts";
+
+/** A superseded version stays readable at least this long (isolate pointer cache 30 s + KV edge cache 60 s, with room). */
+export const SUPERSEDED_GRACE_MS = 10 * 60_000;
+
+export async function readCurrentManifest(target: KvTarget): Promise<IndexManifest | null> {
+  const text = await target.get(POINTER_KEY);
+  return text === null ? null : parseManifest(text);
+}
+
+/**
+ * Versions to keep in the new manifest's history, and versions to delete after the switch: the
+ * version being replaced is always kept; older ones go once superseded for the grace period.
+ */
+export function planVersions(
+  current: IndexManifest | null,
+  now: Date,
+  graceMs: number = SUPERSEDED_GRACE_MS,
+): { previous: IndexManifest["previous"]; toDelete: string[] } {
+  if (!current) return { previous: [], toDelete: [] };
+  const history = [
+    { version: current.version, superseded_at: now.toISOString() },
+    ...(current.previous ?? []),
+  ];
+  const previous: IndexManifest["previous"] = [];
+  const toDelete: string[] = [];
+  history.forEach((h, i) => {
+    const old = now.getTime() - Date.parse(h.superseded_at) >= graceMs;
+    if (i >= 1 && old) toDelete.push(h.version);
+    else previous.push(h);
+  });
+  return { previous, toDelete };
+}
+
+export interface PublishResult {
+  bucketKeys: number;
+  /** Buckets plus the pointer. */
+  keysWritten: number;
+  deletedVersions: string[];
+  keysDeleted: number;
+}
+
+export async function publishIndex(
+  target: KvTarget,
+  built: BuiltIndex,
+  toDelete: readonly string[],
+): Promise<PublishResult> {
+  await target.putMany([...built.buckets]);
+  await target.putMany([[built.pointerKey, built.pointerValue]]);
+  let keysDeleted = 0;
+  for (const version of toDelete) {
+    const keys = await target.listKeys(versionPrefix(version));
+    await target.deleteMany(keys);
+    keysDeleted += keys.length;
+  }
+  return {
+    bucketKeys: built.buckets.size,
+    keysWritten: built.buckets.size + 1,
+    deletedVersions: [...toDelete],
+    keysDeleted,
+  };
+}

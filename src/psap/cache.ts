@@ -1,0 +1,46 @@
+// A small least-recently-used cache, bounded by entry count and by a caller-given size.
+
+export class LruCache<V> {
+  private readonly map = new Map<string, { value: V; size: number }>();
+  private total = 0;
+  private readonly maxEntries: number;
+  private readonly maxSize: number;
+
+  constructor(maxEntries: number, maxSize: number) {
+    this.maxEntries = maxEntries;
+    this.maxSize = maxSize;
+  }
+
+  get(key: string): V | undefined {
+    const hit = this.map.get(key);
+    if (!hit) return undefined;
+    this.map.delete(key);
+    this.map.set(key, hit);
+    return hit.value;
+  }
+
+  set(key: string, value: V, size: number): void {
+    const old = this.map.get(key);
+    if (old) {
+      this.total -= old.size;
+      this.map.delete(key);
+    }
+    if (size > this.maxSize) return;
+    this.map.set(key, { value, size });
+    this.total += size;
+    for (const [k, v] of this.map) {
+      if (this.map.size <= this.maxEntries && this.total <= this.maxSize) break;
+      this.map.delete(k);
+      this.total -= v.size;
+    }
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+
+  clear(): void {
+    this.map.clear();
+    this.total = 0;
+  }
+}

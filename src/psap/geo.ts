@@ -1,0 +1,29 @@
+// Great-circle helpers shared by the index builder, the lookup and the brute-force reference.
+
+/** Mean Earth radius (IUGG), km: the SPEC's radius for `distance_km`. */
+export const EARTH_RADIUS_KM = 6371.0088;
+
+/** Kilometres per degree of arc on the mean sphere. */
+export const KM_PER_DEGREE = (EARTH_RADIUS_KM * Math.PI) / 180;
+
+const RAD = Math.PI / 180;
+
+/** Haversine distance in km. Every ranking decision uses this one function, so ties compare equal. */
+export function haversineKm(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const dLat = (lat2 - lat1) * RAD;
+  const dLon = (lon2 - lon1) * RAD;
+  const s = Math.sin(dLat / 2);
+  const t = Math.sin(dLon / 2);
+  const h = s * s + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * t * t;
+  return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
+}
+
+/** A distance as the SPEC delivers it: km, one decimal. */
+export function roundKm(km: number): number {
+  return Math.round(km * 10) / 10;
+}
+
+/** Brings a longitude difference into [-180, 180). */
+export function wrapLonDelta(delta: number): number {
+  return ((((delta + 180) % 360) + 360) % 360) - 180;
+}

@@ -1,0 +1,125 @@
+// The runtime lookup: pointer (cached briefly) + one bucket (cached in the isolate) -> exact ranking.
+// Coordinates are never logged or put in an error message.
+import { latLngToCell } from "h3-js";
+import type { PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
+import { PSAP_LIMITS } from "../config.ts";
+import { LruCache } from "./cache.ts";
+import { bucketKey, decodeBucket, type IndexManifest, POINTER_KEY, parseManifest } from "./format.ts";
+import { borderToleranceKm, type RankPool, rankPsaps } from "./rank.ts";
+
+export interface PsapQuery {
+  latitude: number;
+  longitude: number;
+  /** Metres (the browser's `coords.accuracy`). */
+  accuracy?: number | null;
+}
+
+export interface PsapLookupResult {
+  psaps: PsapRecord[];
+  data_version: string;
+  reason?: PsapEmptyReason;
+}
+
+/** Minimal KV read interface so node tests and benchmarks can pass an in-memory store that counts reads. */
+export interface PsapIndexStore {
+  get(key: string, type: "text"): Promise<string | null>;
+  get(key: string, type: "arrayBuffer"): Promise<ArrayBuffer | null>;
+}
+
+/** No index has been loaded at all (no pointer key, or one this code cannot read). */
+export class PsapIndexUnavailableError extends Error {
+  readonly code = "psap_index_unavailable";
+  static readonly code = "psap_index_unavailable";
+  constructor(message = "No PSAP index is loaded", options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PsapIndexUnavailableError";
+  }
+}
+
+interface PointerEntry {
+  manifest: IndexManifest;
+  expiresAt: number;
+}
+
+// The pointer is cached per store (a test may use several); buckets are immutable under their
+// versioned keys, so one isolate-wide cache serves every store.
+const pointers = new WeakMap<PsapIndexStore, PointerEntry>();
+const buckets = new LruCache<RankPool | null>(
+  PSAP_LIMITS.bucketCacheMaxEntries,
+  PSAP_LIMITS.bucketCacheMaxChars,
+);
+const inflight = new Map<string, Promise<RankPool | null>>();
+
+/** Forgets every cached pointer and bucket (tests, and after a local re-import). */
+export function resetPsapLookupCache(store?: PsapIndexStore): void {
+  if (store) pointers.delete(store);
+  buckets.clear();
+}
+
+async function currentManifest(store: PsapIndexStore): Promise<IndexManifest> {
+  const now = Date.now();
+  const cached = pointers.get(store);
+  if (cached && cached.expiresAt > now) return cached.manifest;
+  const text = await store.get(POINTER_KEY, "text");
+  const manifest = text === null ? null : parseManifest(text);
+  if (!manifest) {
+    // A pointer that vanished while one was cached: keep serving the cached version.
+    if (cached) return cached.manifest;
+    throw new PsapIndexUnavailableError();
+  }
+  pointers.set(store, { manifest, expiresAt: now + PSAP_LIMITS.pointerCacheMs });
+  return manifest;
+}
+
+async function loadBucket(store: PsapIndexStore, key: string): Promise<RankPool | null> {
+  const hit = buckets.get(key);
+  if (hit !== undefined) return hit;
+  const pending = inflight.get(key);
+  if (pending) return pending;
+  const read = (async () => {
+    const text = await store.get(key, "text");
+    const pool = text === null ? null : decodeBucket(text);
+    buckets.set(key, pool, text?.length ?? 1);
+    return pool;
+  })();
+  inflight.set(key, read);
+  try {
+    return await read;
+  } finally {
+    inflight.delete(key);
+  }
+}
+
+function validCoordinate(q: PsapQuery): boolean {
+  return (
+    typeof q.latitude === "number" &&
+    typeof q.longitude === "number" &&
+    Number.isFinite(q.latitude) &&
+    Number.isFinite(q.longitude) &&
+    Math.abs(q.latitude) <= 90 &&
+    Math.abs(q.longitude) <= 180
+  );
+}
+
+/**
+ * The PSAPs for a fix, best first (SPEC section 4). At most two KV reads: the pointer (only when
+ * its isolate cache has expired) and the fix's bucket (only when not cached).
+ */
+export async function lookupPsaps(
+  store: PsapIndexStore,
+  query: PsapQuery,
+  options: { limit?: number } = {},
+): Promise<PsapLookupResult> {
+  if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
+  const manifest = await currentManifest(store);
+  const wanted = options.limit ?? PSAP_LIMITS.maxResults;
+  const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
+  const cell = latLngToCell(query.latitude, query.longitude, manifest.resolution);
+  const pool = await loadBucket(store, bucketKey(manifest.version, cell));
+  const psaps = pool
+    ? rankPsaps(pool, query.latitude, query.longitude, borderToleranceKm(query.accuracy), limit)
+    : [];
+  const result: PsapLookupResult = { psaps, data_version: manifest.data_version };
+  if (psaps.length === 0) result.reason = "outside_coverage";
+  return result;
+}
