@@ -224,6 +224,19 @@ describe("CounselorSDK, token calls and socket", () => {
     expect(errors).toEqual([]);
   });
 
+  it("closes its socket on session_ended without waiting for the service's close frame", async () => {
+    const states: string[] = [];
+    const c = sdk({ sessionToken: TOKEN, onStateChange: (s) => states.push(s) });
+    void c.connect();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    ws.receive({ type: "session_ended", session_id: "sess-1", reason: "ended" });
+    expect(ws.closedWith).toBe(1000);
+    expect(states.at(-1)).toBe("closed");
+    await vi.advanceTimersByTimeAsync(120_000);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
   it("stops when the session ended while it was away (probe 410)", async () => {
     const gone = fakeFetch([["/ws?", () => problem(410, "session_ended")]]);
     vi.stubGlobal("fetch", gone.fn);

@@ -110,6 +110,8 @@ export abstract class SessionClient {
     if (err) this._fail(err);
     if (state) safeCall(this._o.onSessionState, state);
     this._onEnd();
+    // Do not wait for the service's close 4000: some stacks are slow to finish the close handshake.
+    this._close();
   }
 
   protected abstract _onMessage(msg: ServerMessage): void;

@@ -1,0 +1,296 @@
+// End to end in headless Chromium: both SDKs and both demo pages against `npm run dev`.
+// Pages load from http://localhost:P, the API answers at http://127.0.0.1:P: every call is cross-origin.
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CounselorSDK } from "../../sdk/src/counselor.ts";
+import type { LocationUnavailableReason, SessionCreateResponse } from "../../sdk/src/protocol.ts";
+import { contextOptions, launchChromium, ROOT, type Service, startService, waitFor } from "./harness.ts";
+
+/** Hazel Crest, Illinois (the SPEC's example PSAP is nearby). */
+const HERE = { latitude: 41.5725, longitude: -87.6945, accuracy: 25 };
+/** Every textual form of the coordinates that could leak: full and truncated digits. */
+const COORDINATE_PATTERNS = [/41\.57/, /87\.69/, /41\.5725/, /-87\.6945/, /latitude/i, /longitude/i];
+
+/** What the blank test page exposes: the two served modules, merged. */
+interface SdkWindow {
+  sdk: typeof import("../../sdk/src/patient.ts") & typeof import("../../sdk/src/counselor.ts");
+}
+
+let service: Service;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+/** The platform's server side: creates and ends sessions with the API key, from Node. */
+function platformServer(): CounselorSDK {
+  return new CounselorSDK({
+    apiBaseUrl: service.apiBase,
+    platformId: service.platformId,
+    secretKey: service.apiKey,
+  });
+}
+
+async function newSession(): Promise<SessionCreateResponse> {
+  return platformServer().startSession({
+    meetingId: `meeting-${Date.now()}`,
+    counselorId: "counselor-1",
+    patientId: "patient-1",
+    expiresInMinutes: 30,
+  });
+}
+
+async function newPage(position?: typeof HERE): Promise<Page> {
+  const context = await browser.newContext(contextOptions(position));
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on("pageerror", (err) => console.error("page error:", err.message));
+  return page;
+}
+
+function demoUrl(page: "counselor" | "patient", token: string): string {
+  const fragment = new URLSearchParams({ token, api: service.apiBase });
+  return `${service.pageBase}/demo/${page}.html#${fragment}`;
+}
+
+const text = (page: Page, selector: string) => page.locator(selector).innerText();
+
+/** Everything the page could have kept: both storages, IndexedDB, cookies, and its URL. */
+async function everythingStored(page: Page): Promise<string> {
+  const inPage = await page.evaluate(async () => {
+    const dump = (s: Storage) => Object.entries({ ...s }).map(([k, v]) => `${k}=${v}`);
+    const dbs = (await indexedDB.databases?.()) ?? [];
+    return {
+      local: dump(localStorage),
+      session: dump(sessionStorage),
+      indexedDB: dbs.map((d) => d.name),
+      cookie: document.cookie,
+      url: location.href,
+    };
+  });
+  const cookies = await page.context().cookies();
+  return JSON.stringify({ ...inPage, cookies });
+}
+
+function expectNoCoordinate(stored: string): void {
+  for (const pattern of COORDINATE_PATTERNS) expect(stored).not.toMatch(pattern);
+}
+
+beforeAll(async () => {
+  service = await startService();
+  browser = await launchChromium();
+});
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => {});
+  await browser?.close().catch(() => {});
+  await service?.stop();
+});
+
+describe("both demo pages, one SOS", () => {
+  it("delivers the nearest PSAPs to the counselor console and the patient page, and keeps no coordinate", async () => {
+    const session = await newSession();
+    const counselor = await newPage();
+    const patient = await newPage(HERE);
+    const sockets = { counselor: 0, patient: 0 };
+    counselor.on("websocket", () => sockets.counselor++);
+    patient.on("websocket", () => sockets.patient++);
+
+    await counselor.goto(demoUrl("counselor", session.counselor_token));
+    await patient.goto(demoUrl("patient", session.patient_token));
+    await waitFor(
+      "the counselor console to connect",
+      async () => (await text(counselor, "#conn")) === "connected",
+    );
+    await waitFor("the patient page to connect", async () => (await text(patient, "#conn")) === "connected");
+    expect(await text(counselor, "#session")).toBe("active");
+
+    await counselor.click("#sos");
+    await waitFor(
+      "PSAP rows on the counselor console",
+      () => counselor.locator("#psaps tbody tr").count(),
+      30_000,
+    );
+    await waitFor("PSAP rows on the patient page", () => patient.locator("#psaps tbody tr").count());
+    expect(await text(counselor, "#session")).toBe("SOS in progress");
+    expect(await patient.locator("#help").isVisible()).toBe(true);
+
+    const firstRow = await text(counselor, "#psaps tbody tr:first-child");
+    expect(firstRow).toMatch(/\d+\.\d km/);
+    expect(firstRow).toMatch(/boundary|county|nearest/);
+    expect(firstRow).toMatch(/position: (building|city|county)/);
+    const tel = counselor.locator("#psaps a.tel").first();
+    if (await tel.count()) expect(await tel.getAttribute("href")).toMatch(/^tel:\+\d+$/);
+    expect(await counselor.locator("#plot circle").count()).toBeGreaterThan(1);
+    expect(await text(counselor, "#where")).toMatch(/Patient at 41\.57/);
+
+    mkdirSync(join(ROOT, "docs"), { recursive: true });
+    await counselor.screenshot({ path: join(ROOT, "docs/counselor-console.png"), fullPage: true });
+
+    // The patient side holds no coordinate anywhere it could persist; sessionStorage holds only the token and ids.
+    const stored = await everythingStored(patient);
+    expectNoCoordinate(stored);
+    const kept = await patient.evaluate(() =>
+      JSON.parse(sessionStorage.getItem("sos-sdk:patient") ?? "null"),
+    );
+    expect(kept).toEqual({
+      token: session.patient_token,
+      session_id: session.session_id,
+      platform_id: session.platform_id,
+    });
+    expectNoCoordinate(await everythingStored(counselor));
+
+    // Cancel: back to active, the console clears.
+    await counselor.click("#cancel");
+    await waitFor("the console back to active", async () => (await text(counselor, "#session")) === "active");
+
+    // The platform ends the session: both pages learn it, close, and never reconnect.
+    await platformServer().endSession({ sessionId: session.session_id });
+    await waitFor("the console to see the end", async () => (await text(counselor, "#session")) === "ended");
+    await waitFor("the console to close", async () => (await text(counselor, "#conn")) === "closed");
+    await waitFor("the patient page to close", async () => (await text(patient, "#conn")) === "closed");
+    const after = { ...sockets };
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(sockets).toEqual(after);
+    expect(await patient.evaluate(() => sessionStorage.length)).toBe(0);
+    expectNoCoordinate(await everythingStored(patient));
+  });
+});
+
+describe("the SDK modules on their own", () => {
+  /** A blank page on the pages' origin with both served modules loaded as `window.sdk`. */
+  async function blankPage(position?: typeof HERE): Promise<Page> {
+    const page = await newPage(position);
+    await page.goto(`${service.pageBase}/demo/index.html`);
+    // A module script, as an integrator would write it (page.evaluate cannot hold a bare import()).
+    await page.addScriptTag({
+      type: "module",
+      content: `import * as p from "/sdk/patient.js"; import * as c from "/sdk/counselor.js"; window.sdk = { ...p, ...c };`,
+    });
+    await page.waitForFunction(() => "sdk" in window);
+    return page;
+  }
+
+  it("patient destroy() clears its storage and closes its socket", async () => {
+    const session = await newSession();
+    const page = await blankPage(HERE);
+    const closed = new Promise<void>((resolve) =>
+      page.on("websocket", (ws) => ws.on("close", () => resolve())),
+    );
+    const result = await page.evaluate(
+      async ({ token, api }) => {
+        const { PatientSDK } = (window as unknown as SdkWindow).sdk;
+        const states: string[] = [];
+        const sdk = new PatientSDK({ token, apiBaseUrl: api, onStateChange: (s: string) => states.push(s) });
+        await sdk.init();
+        const before = sessionStorage.length;
+        sdk.destroy();
+        sdk.destroy();
+        return { states, before, after: sessionStorage.length };
+      },
+      { token: session.patient_token, api: service.apiBase },
+    );
+    expect(result).toEqual({ states: ["connecting", "open", "closed"], before: 1, after: 0 });
+    await closed;
+  });
+
+  it("a refused geolocation reaches the patient's onError and the counselor", async () => {
+    const session = await newSession();
+    const reasons: LocationUnavailableReason[] = [];
+    const counselor = new CounselorSDK({
+      apiBaseUrl: service.apiBase,
+      sessionToken: session.counselor_token,
+      onLocationUnavailable: (r) => reasons.push(r),
+    });
+    await counselor.connect(); // from Node 22, with its global WebSocket
+    const page = await blankPage(); // no geolocation permission
+    await page.evaluate(
+      async ({ token, api }) => {
+        const { PatientSDK } = (window as unknown as SdkWindow).sdk;
+        const w = window as unknown as { errors: string[] };
+        w.errors = [];
+        const sdk = new PatientSDK({
+          token,
+          apiBaseUrl: api,
+          onError: (e: { name: string; code: string }) => w.errors.push(`${e.name}:${e.code}`),
+        });
+        await sdk.init();
+      },
+      { token: session.patient_token, api: service.apiBase },
+    );
+    await counselor.trigger();
+    await waitFor("the counselor to hear that no fix is coming", () => reasons.length > 0, 15_000);
+    expect(reasons).toEqual(["permission_denied"]);
+    expect(await page.evaluate(() => (window as unknown as { errors: string[] }).errors)).toEqual([
+      "GeolocationError:permission_denied",
+    ]);
+    counselor.disconnect();
+  });
+
+  it("the counselor console opened after the session ended stops after one probe", async () => {
+    const session = await newSession();
+    await platformServer().endSession({ sessionId: session.session_id });
+    const page = await newPage();
+    let sockets = 0;
+    page.on("websocket", () => sockets++);
+    await page.goto(demoUrl("counselor", session.counselor_token));
+    await waitFor("the console to give up", async () => (await text(page, "#conn")) === "closed", 15_000);
+    expect(await text(page, "#session")).toBe("ended");
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(sockets).toBe(1);
+  });
+
+  it("retries a 429 on the SOS call (Retry-After read across origins), then gives up with RateLimitError", async () => {
+    const session = await newSession();
+    const page = await blankPage();
+    let refused = 0;
+    await page.route("**/sos", async (route) => {
+      if (route.request().method() !== "POST" || refused >= 2) return route.continue();
+      refused++;
+      await route.fulfill({
+        status: 429,
+        headers: {
+          "Content-Type": "application/problem+json",
+          "Retry-After": "1",
+          "Access-Control-Allow-Origin": "*",
+          "Access-Control-Expose-Headers": "Retry-After",
+        },
+        body: JSON.stringify({
+          type: "x",
+          title: "Too many",
+          status: 429,
+          detail: "slow down",
+          code: "rate_limited",
+        }),
+      });
+    });
+    const result = await page.evaluate(
+      async ({ token, api }) => {
+        const { CounselorSDK } = (window as unknown as SdkWindow).sdk;
+        const errors: string[] = [];
+        const sdk = new CounselorSDK({
+          sessionToken: token,
+          apiBaseUrl: api,
+          maxRetryAttempts: 1,
+          onError: (e: { name: string }) => errors.push(e.name),
+        });
+        const started = Date.now();
+        let first: string;
+        try {
+          await sdk.trigger();
+          first = "ok";
+        } catch (e) {
+          first = `${(e as Error).name}:${(e as { code: string }).code}`;
+        }
+        const second = await sdk.trigger().then((r: { state: string }) => r.state);
+        return { first, second, errors, waited: Date.now() - started };
+      },
+      { token: session.counselor_token, api: service.apiBase },
+    );
+    expect(refused).toBe(2);
+    expect(result.first).toBe("RateLimitError:rate_limited");
+    expect(result.second).toBe("sos");
+    expect(result.errors).toEqual(["RateLimitError"]);
+    expect(result.waited).toBeGreaterThanOrEqual(1000);
+  });
+});
