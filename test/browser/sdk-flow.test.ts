@@ -117,8 +117,8 @@ describe("both demo pages, one SOS", () => {
 
     const firstRow = await text(counselor, "#psaps tbody tr:first-child");
     expect(firstRow).toMatch(/\d+\.\d km/);
-    expect(firstRow).toMatch(/boundary|county|nearest/);
-    expect(firstRow).toMatch(/position: (building|city|county)/);
+    expect(firstRow).toMatch(/service area|county|nearest/);
+    expect(firstRow).toMatch(/located by (building|city|county)/);
     const tel = counselor.locator("#psaps a.tel").first();
     if (await tel.count()) expect(await tel.getAttribute("href")).toMatch(/^tel:\+\d+$/);
     expect(await counselor.locator("#plot circle").count()).toBeGreaterThan(1);
