@@ -14,4 +14,5 @@ export {
 export { MemoryPsapStore } from "./memory-store.ts";
 export { borderToleranceKm } from "./rank.ts";
 export { bruteForceLookup, prepareReference } from "./reference.ts";
+export { type SyntheticOptions, seededRandom, syntheticDataset } from "./synthetic.ts";
 export type { IndexedPsap, PsapDataset, ServiceAreaInput } from "./types.ts";

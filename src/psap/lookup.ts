@@ -56,10 +56,25 @@ export function resetPsapLookupCache(store?: PsapIndexStore): void {
   buckets.clear();
 }
 
+const pointerReads = new WeakMap<PsapIndexStore, Promise<IndexManifest>>();
+
 async function currentManifest(store: PsapIndexStore): Promise<IndexManifest> {
-  const now = Date.now();
   const cached = pointers.get(store);
-  if (cached && cached.expiresAt > now) return cached.manifest;
+  if (cached && cached.expiresAt > Date.now()) return cached.manifest;
+  // Concurrent lookups share one pointer read.
+  const pending = pointerReads.get(store);
+  if (pending) return pending;
+  const read = readManifest(store, cached);
+  pointerReads.set(store, read);
+  try {
+    return await read;
+  } finally {
+    pointerReads.delete(store);
+  }
+}
+
+async function readManifest(store: PsapIndexStore, cached: PointerEntry | undefined): Promise<IndexManifest> {
+  const now = Date.now();
   const text = await store.get(POINTER_KEY, "text");
   const manifest = text === null ? null : parseManifest(text);
   if (!manifest) {
