@@ -1,0 +1,125 @@
+// `npm run dev` end to end, on this repository: first run prepares and serves, a second run reuses everything.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { runQuiet, wranglerBin } from "../../scripts/dev-process.ts";
+import { parseDevVars, signingKeyProblem } from "../../scripts/dev-vars.ts";
+import { hashApiKey } from "../../src/auth/api-key.ts";
+import {
+  firstAnswer,
+  freePort,
+  type RunningProcess,
+  startProcess,
+  waitForOutput,
+} from "./dev-server-helpers.ts";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+const started: RunningProcess[] = [];
+const directories: string[] = [];
+
+afterEach(async () => {
+  await Promise.all(started.splice(0).map((running) => running.stop()));
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
+/** Runs `node scripts/dev.ts <flags>` until the server answers and the banner is out; returns its output. */
+async function runDev(extraFlags: string[] = []): Promise<{ output: string; port: number; jwks: Response }> {
+  const port = await freePort();
+  const running = startProcess(
+    ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", ...extraFlags],
+    root,
+  );
+  started.push(running);
+  // Any answer means the server is up (the route may not exist yet in a half-built tree).
+  const jwks = await firstAnswer(`http://127.0.0.1:${port}/.well-known/jwks.json`, running, 90_000);
+  await waitForOutput(running, "Demo API key", 30_000);
+  const output = running.output();
+  await running.stop();
+  return { output, port, jwks };
+}
+
+function readDevVars() {
+  return parseDevVars(readFileSync(join(root, ".dev.vars"), "utf8"));
+}
+
+describe("npm run dev", () => {
+  it("prepares .dev.vars, serves on the given --port/--ip and prints the URL, demo platform and key", async () => {
+    const { output, port, jwks } = await runDev();
+    const vars = readDevVars();
+    expect(vars.ADMIN_TOKEN).toMatch(/^\S{20,}$/);
+    expect(signingKeyProblem(vars.JWT_SIGNING_KEY ?? "")).toBeNull();
+    expect(vars.DEMO_PLATFORM_ID).toMatch(/^plt_/);
+    expect(vars.DEMO_API_KEY).toMatch(/^sk_live_/);
+    expect(output).toContain(`http://127.0.0.1:${port}`);
+    expect(output).toContain(`http://127.0.0.1:${port}/demo/counselor.html`);
+    expect(output).toContain(vars.DEMO_PLATFORM_ID);
+    expect(output).toContain(vars.DEMO_API_KEY);
+    expect(output).not.toContain(vars.ADMIN_TOKEN); // the banner says where the token is, not what it is
+    if (jwks.status === 200) {
+      // The worker read the JSON signing key from .dev.vars intact: it publishes that key's kid.
+      const kid = (JSON.parse(vars.JWT_SIGNING_KEY ?? "{}") as { kid: string }).kid;
+      expect(((await jwks.json()) as { keys: { kid: string }[] }).keys[0]?.kid).toBe(kid);
+    }
+  });
+
+  it("reuses the same secrets on a second run and re-creates the demo platform in a wiped database", async () => {
+    await runDev();
+    const before = readDevVars();
+    const freshState = mkdtempSync(join(tmpdir(), "dev-state-"));
+    directories.push(freshState);
+    const { output } = await runDev(["--persist-to", freshState]);
+    const after = readDevVars();
+    expect(after).toEqual(before);
+    expect(output).toContain(".dev.vars: reusing");
+    expect(output).toContain(before.DEMO_API_KEY);
+    const keyHash = await hashApiKey(before.DEMO_API_KEY ?? "");
+    const query = await runQuiet(
+      [
+        wranglerBin(),
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--persist-to",
+        freshState,
+        "--json",
+        "--command",
+        `SELECT platform_id, revoked_at FROM api_keys WHERE key_hash = '${keyHash}'`,
+      ],
+      root,
+    );
+    expect(query.code, query.output).toBe(0);
+    const rows = (JSON.parse(query.stdout) as { results: unknown[] }[])[0]?.results;
+    expect(rows).toEqual([{ platform_id: before.DEMO_PLATFORM_ID, revoked_at: null }]);
+  });
+
+  it("stops wrangler and its workerd when it is sent SIGTERM, and exits with wrangler's status", async () => {
+    const port = await freePort();
+    const running = startProcess(["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1"], root);
+    started.push(running);
+    await firstAnswer(`http://127.0.0.1:${port}/`, running, 90_000);
+    const pid = running.child.pid ?? 0;
+    const exit = new Promise<number | null>((resolve) => running.child.once("exit", (code) => resolve(code)));
+    process.kill(pid, "SIGTERM"); // the script alone, not its process group: it must pass the signal on
+    expect(await exit).toBe(128 + 15);
+    await expect.poll(() => groupAlive(pid), { timeout: 10_000, interval: 200 }).toBe(false);
+  });
+
+  it("explains a bad flag in one line, without a stack trace, and exits 1", async () => {
+    const result = await runQuiet(["scripts/dev.ts", "--port", "not-a-port"], root);
+    expect(result.code).toBe(1);
+    expect(result.output.trim()).toBe('[dev] --port must be a port number (0-65535), not "not-a-port"');
+  });
+});
+
+/** Whether any process of the group led by `pgid` is still running. */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
