@@ -101,7 +101,7 @@ describe("FCC registry CSV", () => {
     // "Du Page, Kane" names two counties: 103 serves both.
     const areas = p.dataset.areas.filter((a) => a.psapIds.includes("103")).map((a) => a.id);
     expect(areas.sort()).toEqual(["17043", "17089"]);
-    expect(p.dataset.dataVersion).toBe("FCC Master PSAP Registry v9.999 (2025-01-01)");
+    expect(p.dataset.dataVersion).toBe("FCC Master PSAP Registry v9.999 (2026-02-06)");
   });
 
   it("reads every spelling of the flags", () => {
