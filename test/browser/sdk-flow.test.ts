@@ -53,7 +53,8 @@ function demoUrl(page: "counselor" | "patient", token: string): string {
   return `${service.pageBase}/demo/${page}.html#${fragment}`;
 }
 
-const text = (page: Page, selector: string) => page.locator(selector).innerText();
+const text = async (page: Page, selector: string) =>
+  ((await page.locator(selector).textContent()) ?? "").trim();
 
 /** Everything the page could have kept: both storages, IndexedDB, cookies, and its URL. */
 async function everythingStored(page: Page): Promise<string> {
