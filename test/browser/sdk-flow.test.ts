@@ -125,8 +125,10 @@ describe("both demo pages, one SOS", () => {
     expect(await counselor.locator("#plot circle").count()).toBeGreaterThan(1);
     expect(await text(counselor, "#where")).toMatch(/Patient at 41\.57/);
 
-    mkdirSync(join(ROOT, "docs"), { recursive: true });
-    await counselor.screenshot({ path: join(ROOT, "docs/counselor-console.png"), fullPage: true });
+    // test-results/ is git-ignored; UPDATE_SCREENSHOTS=1 refreshes the README's copy in docs/.
+    const shotDir = join(ROOT, process.env.UPDATE_SCREENSHOTS ? "docs" : "test-results");
+    mkdirSync(shotDir, { recursive: true });
+    await counselor.screenshot({ path: join(shotDir, "counselor-console.png"), fullPage: true });
 
     // The patient side holds no coordinate anywhere it could persist; sessionStorage holds only the token and ids.
     const stored = await everythingStored(patient);
