@@ -43,7 +43,7 @@ interface PointerEntry {
 
 // The pointer is cached per store (a test may use several); buckets are immutable under their
 // versioned keys, so one isolate-wide cache serves every store.
-const pointers = new WeakMap<PsapIndexStore, PointerEntry>();
+let pointers = new WeakMap<PsapIndexStore, PointerEntry>();
 const buckets = new LruCache<RankPool | null>(
   PSAP_LIMITS.bucketCacheMaxEntries,
   PSAP_LIMITS.bucketCacheMaxChars,
@@ -53,6 +53,7 @@ const inflight = new Map<string, Promise<RankPool | null>>();
 /** Forgets every cached pointer and bucket (tests, and after a local re-import). */
 export function resetPsapLookupCache(store?: PsapIndexStore): void {
   if (store) pointers.delete(store);
+  else pointers = new WeakMap();
   buckets.clear();
 }
 
