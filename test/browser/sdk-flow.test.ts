@@ -160,6 +160,43 @@ describe("both demo pages, one SOS", () => {
   });
 });
 
+describe("a bad network", () => {
+  it("a patient page that was offline during the SOS still sends its location once back", async () => {
+    const session = await newSession();
+    const counselor = await newPage();
+    const patient = await newPage(HERE);
+    await counselor.goto(demoUrl("counselor", session.counselor_token));
+    await patient.goto(demoUrl("patient", session.patient_token));
+    await waitFor("the patient page to connect", async () => (await text(patient, "#conn")) === "connected");
+    await waitFor("the console to connect", async () => (await text(counselor, "#conn")) === "connected");
+
+    await patient.context().setOffline(true);
+    // The socket dies (at the latest the heartbeat notices within 30 s): the page says so.
+    await waitFor(
+      "the patient page to notice",
+      async () => (await text(patient, "#conn")) !== "connected",
+      45_000,
+    );
+    await counselor.click("#sos");
+    await waitFor(
+      "the console in SOS",
+      async () => (await text(counselor, "#session")) === "SOS in progress",
+    );
+    expect(await counselor.locator("#psaps tbody tr").count()).toBe(0);
+
+    await patient.context().setOffline(false);
+    await waitFor(
+      "PSAPs on the console after the patient is back",
+      () => counselor.locator("#psaps tbody tr").count(),
+      30_000,
+    );
+    await waitFor(
+      "the patient page to reconnect",
+      async () => (await text(patient, "#conn")) === "connected",
+    );
+  });
+});
+
 describe("the SDK modules on their own", () => {
   /** A blank page on the pages' origin with both served modules loaded as `window.sdk`. */
   async function blankPage(position?: typeof HERE): Promise<Page> {

@@ -184,6 +184,41 @@ describe("ReconnectingSocket", () => {
     expect(states).toEqual(["connecting", "open", "closed"]);
   });
 
+  it("reconnects at once when the browser reports the network is back", async () => {
+    const win = new EventTarget();
+    vi.stubGlobal("window", win);
+    vi.spyOn(Math, "random").mockReturnValue(0.999);
+    start();
+    await gapsBetweenAttempts(4); // the next wait is 8 s
+    FakeWebSocket.last.serverClose(1006);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(FakeWebSocket.instances).toHaveLength(5);
+    win.dispatchEvent(new Event("online"));
+    expect(FakeWebSocket.instances).toHaveLength(6);
+  });
+
+  it("checks an open link at once when the page becomes visible again", async () => {
+    const doc = Object.assign(new EventTarget(), { hidden: false });
+    vi.stubGlobal("document", doc);
+    start();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    doc.dispatchEvent(new Event("visibilitychange"));
+    expect(ws.sent).toEqual(["ping"]);
+    await vi.advanceTimersByTimeAsync(SOCKET_DEFAULTS.pongTimeout + SOCKET_DEFAULTS.maxDelay);
+    expect(ws.closedWith).toBe(1000); // no pong: treated as dead, replaced
+    expect(FakeWebSocket.instances).toHaveLength(2);
+  });
+
+  it("stops listening to the page once closed", () => {
+    const win = new EventTarget();
+    vi.stubGlobal("window", win);
+    const s = start();
+    s.close();
+    win.dispatchEvent(new Event("online"));
+    expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
   it("does not reconnect when closed while the probe is in flight", async () => {
     let answer: (r: Response) => void = () => {};
     const s = start(() => new Promise<Response>((resolve) => (answer = resolve)));

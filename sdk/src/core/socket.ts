@@ -41,14 +41,19 @@ export class ReconnectingSocket {
   private _waiting = false;
   private _done = false;
   private _opts: SocketOptions;
-  /** The browser says the network is back: skip the rest of the wait. */
-  private _online = () => {
+  /**
+   * The network is back or the page is visible again (a phone waking up): reconnect now instead of
+   * at the end of the wait, or check an open link at once instead of at the next ping.
+   */
+  private _wake = () => {
+    if (typeof document === "object" && document.hidden) return;
     if (this._waiting) this._connect();
+    else if (this._ws?.readyState === 1) this._ping();
   };
 
   constructor(opts: SocketOptions) {
     this._opts = opts;
-    if (typeof addEventListener === "function") addEventListener("online", this._online);
+    this._listen(true);
     opts.onState("connecting");
     this._connect();
   }
@@ -58,8 +63,14 @@ export class ReconnectingSocket {
     if (this._done) return;
     this._done = true;
     this._drop();
-    if (typeof removeEventListener === "function") removeEventListener("online", this._online);
+    this._listen(false);
     this._opts.onState("closed");
+  }
+
+  private _listen(on: boolean): void {
+    const method = on ? "addEventListener" : "removeEventListener";
+    if (typeof window === "object") window[method]("online", this._wake);
+    if (typeof document === "object") document[method]("visibilitychange", this._wake);
   }
 
   private _after(ms: number, fn: () => void): void {
@@ -120,14 +131,16 @@ export class ReconnectingSocket {
 
   /** Any frame proves the link alive: restart the ping clock, then expect an answer to the ping. */
   private _heartbeat(): void {
-    this._after(SOCKET_DEFAULTS.pingInterval, () => {
-      try {
-        this._ws?.send(HEARTBEAT_PING);
-      } catch {
-        // closing: onclose follows
-      }
-      this._after(SOCKET_DEFAULTS.pongTimeout, () => this._lost());
-    });
+    this._after(SOCKET_DEFAULTS.pingInterval, () => this._ping());
+  }
+
+  private _ping(): void {
+    try {
+      this._ws?.send(HEARTBEAT_PING);
+    } catch {
+      // closing: onclose follows
+    }
+    this._after(SOCKET_DEFAULTS.pongTimeout, () => this._lost());
   }
 
   /** The link failed or died: ask the probe whether to come back, then wait and reconnect. */
