@@ -3,7 +3,8 @@ import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
 /** A fixed test-only signing key: never used outside tests. */
-const TEST_SIGNING_KEY = '{"crv":"Ed25519","d":"3CVGJ2B5XKEzS6OD1qWcr8RNu1CD6xgiWIAr6WL5t70","x":"steYCskDZiumwmjpXfIiqTzKsAzKyjwmmE3-GWKGahk","kty":"OKP","kid":"test-key-1","alg":"EdDSA","use":"sig"}';
+const TEST_SIGNING_KEY =
+  '{"crv":"Ed25519","d":"3CVGJ2B5XKEzS6OD1qWcr8RNu1CD6xgiWIAr6WL5t70","x":"steYCskDZiumwmjpXfIiqTzKsAzKyjwmmE3-GWKGahk","kty":"OKP","kid":"test-key-1","alg":"EdDSA","use":"sig"}';
 
 export default defineConfig(async () => {
   const migrations = await readD1Migrations("./data/migrations");
