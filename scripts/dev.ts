@@ -15,34 +15,16 @@ import {
   wranglerDevArgs,
 } from "./dev-args.ts";
 import { bannerLines } from "./dev-banner.ts";
+import { prepareLocalDatabase } from "./dev-database.ts";
 import { demoLinks } from "./dev-demo-links.ts";
-import { demoKeyState, demoPlatformSql } from "./dev-demo-platform.ts";
-import {
-  childEnv,
-  findFreePort,
-  runQuiet,
-  runVisible,
-  tail,
-  waitForPort,
-  wranglerBin,
-} from "./dev-process.ts";
+import { DevError, log, warn } from "./dev-log.ts";
+import { childEnv, findFreePort, runVisible, waitForPort, wranglerBin } from "./dev-process.ts";
 import { completeDevVars, type DevSecrets, DevVarsError, parseDevVars, setDevVars } from "./dev-vars.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const DEV_VARS = join(root, ".dev.vars");
 /** How long to wait for wrangler to listen before printing the banner anyway. */
 const READY_TIMEOUT_MS = 90_000;
-
-/** An expected failure: reported as one clear message, without a stack trace. */
-class DevError extends Error {}
-
-function log(message: string): void {
-  console.log(`[dev] ${message}`);
-}
-
-function warn(message: string): void {
-  console.warn(`[dev] WARNING: ${message}`);
-}
 
 async function main(userArgs: string[]): Promise<number> {
   const started = Date.now();
@@ -52,7 +34,11 @@ async function main(userArgs: string[]): Promise<number> {
   // Both run to the end before a failure is reported, so no child is left running behind us.
   const steps = await Promise.allSettled([
     loadDemoPsapData(flags.persistTo),
-    applyMigrations(flags.sharedFlags).then(() => ensureDemoPlatform(secrets, flags.sharedFlags)),
+    prepareLocalDatabase(
+      root,
+      { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY },
+      flags.sharedFlags,
+    ),
   ]);
   for (const step of steps) if (step.status === "rejected") throw step.reason;
   await buildSdkIfMissing();
@@ -97,24 +83,6 @@ async function prepareDevVars(): Promise<DevSecrets> {
   return secrets;
 }
 
-async function applyMigrations(sharedFlags: string[]): Promise<void> {
-  const result = await runQuiet(
-    [wranglerBin(), "d1", "migrations", "apply", "DB", "--local", ...sharedFlags],
-    root,
-  );
-  if (result.code !== 0) {
-    throw new DevError(
-      `applying the local D1 migrations failed (exit code ${result.code}):\n${tail(result.output)}`,
-    );
-  }
-  const applied = (result.output.match(/✅/g) ?? []).length;
-  log(
-    result.output.includes("No migrations to apply")
-      ? "D1: migrations up to date"
-      : `D1: ${applied} migration(s) applied`,
-  );
-}
-
 async function loadDemoPsapData(persistTo: string | undefined): Promise<void> {
   const cli = join(root, "data/import/cli.ts");
   if (!existsSync(cli)) {
@@ -128,33 +96,6 @@ async function loadDemoPsapData(persistTo: string | undefined): Promise<void> {
       `loading the demo PSAP data failed (exit code ${code}); retry with \`npm run psap:import -- --demo\``,
     );
   }
-}
-
-/** Creates the demo platform's rows unless they exist (also after the local database was wiped). */
-async function ensureDemoPlatform(secrets: DevSecrets, sharedFlags: string[]): Promise<void> {
-  const demo = { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY };
-  const sql = await demoPlatformSql(demo);
-  const result = await runQuiet(
-    [wranglerBin(), "d1", "execute", "DB", "--local", "--json", "--command", sql, ...sharedFlags],
-    root,
-  );
-  if (result.code !== 0) {
-    throw new DevError(
-      `creating the demo platform in the local D1 failed (exit code ${result.code}):\n${tail(result.output)}`,
-    );
-  }
-  let state: ReturnType<typeof demoKeyState>;
-  try {
-    state = demoKeyState(result.stdout, demo.platformId);
-  } catch {
-    throw new DevError(`unexpected answer from wrangler d1 execute:\n${tail(result.output)}`);
-  }
-  const remedy = "delete DEMO_PLATFORM_ID and DEMO_API_KEY from .dev.vars to get a new demo platform";
-  if (state === "revoked") warn(`the demo API key was revoked in the local database: ${remedy}`);
-  if (state === "other_platform")
-    warn(`the demo API key belongs to another platform in the local database: ${remedy}`);
-  if (state === "missing") throw new DevError("the demo platform could not be written to the local D1");
-  if (state === "ready") log(`D1: demo platform ${demo.platformId} ready`);
 }
 
 async function buildSdkIfMissing(): Promise<void> {

@@ -16,6 +16,8 @@ import {
 } from "./dev-server-helpers.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
+/** Each run starts wrangler (and, on a fresh state, loads the demo PSAP data): slow on a busy machine. */
+const RUN_TIMEOUT_MS = 240_000;
 const started: RunningProcess[] = [];
 const directories: string[] = [];
 
@@ -45,67 +47,81 @@ function readDevVars() {
 }
 
 describe("npm run dev", () => {
-  it("prepares .dev.vars, serves on the given --port/--ip and prints the URL, demo platform and key", async () => {
-    const { output, port, jwks } = await runDev();
-    const vars = readDevVars();
-    expect(vars.ADMIN_TOKEN).toMatch(/^\S{20,}$/);
-    expect(signingKeyProblem(vars.JWT_SIGNING_KEY ?? "")).toBeNull();
-    expect(vars.DEMO_PLATFORM_ID).toMatch(/^plt_/);
-    expect(vars.DEMO_API_KEY).toMatch(/^sk_live_/);
-    expect(output).toContain(`http://127.0.0.1:${port}`);
-    expect(output).toContain(`http://127.0.0.1:${port}/demo/counselor.html`);
-    expect(output).toContain(vars.DEMO_PLATFORM_ID);
-    expect(output).toContain(vars.DEMO_API_KEY);
-    expect(output).not.toContain(vars.ADMIN_TOKEN); // the banner says where the token is, not what it is
-    if (jwks.status === 200) {
-      // The worker read the JSON signing key from .dev.vars intact: it publishes that key's kid.
-      const kid = (JSON.parse(vars.JWT_SIGNING_KEY ?? "{}") as { kid: string }).kid;
-      expect(((await jwks.json()) as { keys: { kid: string }[] }).keys[0]?.kid).toBe(kid);
-    }
-  });
+  it(
+    "prepares .dev.vars, serves on the given --port/--ip and prints the URL, demo platform and key",
+    async () => {
+      const { output, port, jwks } = await runDev();
+      const vars = readDevVars();
+      expect(vars.ADMIN_TOKEN).toMatch(/^\S{20,}$/);
+      expect(signingKeyProblem(vars.JWT_SIGNING_KEY ?? "")).toBeNull();
+      expect(vars.DEMO_PLATFORM_ID).toMatch(/^plt_/);
+      expect(vars.DEMO_API_KEY).toMatch(/^sk_live_/);
+      expect(output).toContain(`http://127.0.0.1:${port}`);
+      expect(output).toContain(`http://127.0.0.1:${port}/demo/counselor.html`);
+      expect(output).toContain(vars.DEMO_PLATFORM_ID);
+      expect(output).toContain(vars.DEMO_API_KEY);
+      expect(output).not.toContain(vars.ADMIN_TOKEN); // the banner says where the token is, not what it is
+      if (jwks.status === 200) {
+        // The worker read the JSON signing key from .dev.vars intact: it publishes that key's kid.
+        const kid = (JSON.parse(vars.JWT_SIGNING_KEY ?? "{}") as { kid: string }).kid;
+        expect(((await jwks.json()) as { keys: { kid: string }[] }).keys[0]?.kid).toBe(kid);
+      }
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it("reuses the same secrets on a second run and re-creates the demo platform in a wiped database", async () => {
-    await runDev();
-    const before = readDevVars();
-    const freshState = mkdtempSync(join(tmpdir(), "dev-state-"));
-    directories.push(freshState);
-    const { output } = await runDev(["--persist-to", freshState]);
-    const after = readDevVars();
-    expect(after).toEqual(before);
-    expect(output).toContain(".dev.vars: reusing");
-    expect(output).toContain(before.DEMO_API_KEY);
-    const keyHash = await hashApiKey(before.DEMO_API_KEY ?? "");
-    const query = await runQuiet(
-      [
-        wranglerBin(),
-        "d1",
-        "execute",
-        "DB",
-        "--local",
-        "--persist-to",
-        freshState,
-        "--json",
-        "--command",
-        `SELECT platform_id, revoked_at FROM api_keys WHERE key_hash = '${keyHash}'`,
-      ],
-      root,
-    );
-    expect(query.code, query.output).toBe(0);
-    const rows = (JSON.parse(query.stdout) as { results: unknown[] }[])[0]?.results;
-    expect(rows).toEqual([{ platform_id: before.DEMO_PLATFORM_ID, revoked_at: null }]);
-  });
+  it(
+    "reuses the same secrets on a second run and re-creates the demo platform in a wiped database",
+    async () => {
+      await runDev();
+      const before = readDevVars();
+      const freshState = mkdtempSync(join(tmpdir(), "dev-state-"));
+      directories.push(freshState);
+      const { output } = await runDev(["--persist-to", freshState]);
+      const after = readDevVars();
+      expect(after).toEqual(before);
+      expect(output).toContain(".dev.vars: reusing");
+      expect(output).toContain(before.DEMO_API_KEY);
+      const keyHash = await hashApiKey(before.DEMO_API_KEY ?? "");
+      const query = await runQuiet(
+        [
+          wranglerBin(),
+          "d1",
+          "execute",
+          "DB",
+          "--local",
+          "--persist-to",
+          freshState,
+          "--json",
+          "--command",
+          `SELECT platform_id, revoked_at FROM api_keys WHERE key_hash = '${keyHash}'`,
+        ],
+        root,
+      );
+      expect(query.code, query.output).toBe(0);
+      const rows = (JSON.parse(query.stdout) as { results: unknown[] }[])[0]?.results;
+      expect(rows).toEqual([{ platform_id: before.DEMO_PLATFORM_ID, revoked_at: null }]);
+    },
+    RUN_TIMEOUT_MS,
+  );
 
-  it("stops wrangler and its workerd when it is sent SIGTERM, and exits with wrangler's status", async () => {
-    const port = await freePort();
-    const running = startProcess(["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1"], root);
-    started.push(running);
-    await firstAnswer(`http://127.0.0.1:${port}/`, running, 90_000);
-    const pid = running.child.pid ?? 0;
-    const exit = new Promise<number | null>((resolve) => running.child.once("exit", (code) => resolve(code)));
-    process.kill(pid, "SIGTERM"); // the script alone, not its process group: it must pass the signal on
-    expect(await exit).toBe(128 + 15);
-    await expect.poll(() => groupAlive(pid), { timeout: 10_000, interval: 200 }).toBe(false);
-  });
+  it(
+    "stops wrangler and its workerd when it is sent SIGTERM, and exits with wrangler's status",
+    async () => {
+      const port = await freePort();
+      const running = startProcess(["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1"], root);
+      started.push(running);
+      await firstAnswer(`http://127.0.0.1:${port}/`, running, 90_000);
+      const pid = running.child.pid ?? 0;
+      const exit = new Promise<number | null>((resolve) =>
+        running.child.once("exit", (code) => resolve(code)),
+      );
+      process.kill(pid, "SIGTERM"); // the script alone, not its process group: it must pass the signal on
+      expect(await exit).toBe(128 + 15);
+      await expect.poll(() => groupAlive(pid), { timeout: 10_000, interval: 200 }).toBe(false);
+    },
+    RUN_TIMEOUT_MS,
+  );
 
   it("explains a bad flag in one line, without a stack trace, and exits 1", async () => {
     const result = await runQuiet(["scripts/dev.ts", "--port", "not-a-port"], root);
