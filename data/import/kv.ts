@@ -49,6 +49,8 @@ export interface WranglerOptions {
 
 /** Entries per `wrangler kv bulk put` call (the API takes up to 10,000 pairs per request). */
 const CHUNK = 5_000;
+/** ...and well under the API's 100 MB request body limit. */
+const CHUNK_BYTES = 50 * 1024 * 1024;
 
 export class WranglerKvTarget implements KvTarget {
   readonly description: string;
@@ -99,12 +101,23 @@ export class WranglerKvTarget implements KvTarget {
   async putMany(entries: ReadonlyArray<readonly [string, string]>): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), "psap-import-"));
     try {
-      for (let i = 0; i < entries.length; i += CHUNK) {
-        const file = join(dir, `bulk-${i}.json`);
-        const chunk = entries.slice(i, i + CHUNK).map(([key, value]) => ({ key, value }));
+      let chunk: { key: string; value: string }[] = [];
+      let bytes = 0;
+      let n = 0;
+      const flush = async () => {
+        if (chunk.length === 0) return;
+        const file = join(dir, `bulk-${n++}.json`);
         await writeFile(file, JSON.stringify(chunk));
         await this.run(["kv", "bulk", "put", file, ...this.flags()]);
+        chunk = [];
+        bytes = 0;
+      };
+      for (const [key, value] of entries) {
+        if (chunk.length >= CHUNK || bytes + value.length > CHUNK_BYTES) await flush();
+        chunk.push({ key, value });
+        bytes += key.length + value.length;
       }
+      await flush();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
