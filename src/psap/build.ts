@@ -15,7 +15,7 @@
 //   q, so the same d_N(c) + 2r rule is applied to each area's members.
 
 import { around } from "geokdbush";
-import { cellToChildren, cellToLatLng, getRes0Cells } from "h3-js";
+import { cellToLatLng, gridDisk, latLngToCell } from "h3-js";
 import KDBush from "kdbush";
 import { PSAP_LIMITS } from "../config.ts";
 import { type AreaGeometry, decodeRings, type EncodedRings, encodeRings, lonShiftToward } from "./area.ts";
@@ -163,12 +163,6 @@ function reachBox(lat: number, lon: number, rKm: number, tolKm: number) {
   return { minLat, maxLat, minLon: lon - halfLon, maxLon: lon + halfLon, full: halfLon >= 180 };
 }
 
-function allCells(resolution: number): string[] {
-  const out: string[] = [];
-  for (const base of getRes0Cells()) for (const c of cellToChildren(base, resolution)) out.push(c);
-  return out;
-}
-
 /** Builds every bucket and the pointer of a new index version. Pure: writes nothing. */
 export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): BuiltIndex {
   const started = Date.now();
@@ -213,14 +207,34 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
   const buckets = new Map<string, string>();
   let totalChars = 0;
   let maxBucketChars = 0;
-  const cells = allCells(resolution);
   const rBound = MAX_CELL_RADIUS_KM[resolution] ?? Number.POSITIVE_INFINITY;
-  for (const cell of cells) {
+  const nearestKm = (lat: number, lon: number): number => {
+    let best = Number.POSITIVE_INFINITY;
+    for (const t of [0, 1] as const) {
+      const k = kds[t] ? around(kds[t], lon, lat, 1)[0] : undefined;
+      const p = k === undefined ? undefined : psaps[byType[t][k] as number];
+      if (p) best = Math.min(best, haversineKm(lat, lon, p.latitude, p.longitude));
+    }
+    return best;
+  };
+  // Flood fill from the PSAPs' own cells instead of scanning the globe. Complete: for a cell whose
+  // centre is within maxKm + r of a PSAP p, the cells a geodesic from that centre to p crosses are
+  // adjacent one to the next (three cells meet at every H3 vertex) and their centres are within
+  // maxKm + 2r of p, so all lie in the region the fill walks (centres within maxKm + 3 rBound).
+  const queue = [...new Set(psaps.map((p) => latLngToCell(p.latitude, p.longitude, resolution)))];
+  const visited = new Set(queue);
+  while (queue.length > 0) {
+    const cell = queue.pop() as string;
     const [lat, lon] = cellToLatLng(cell);
-    // Most of the globe is far from every PSAP: skip it before measuring the cell.
-    const near = (kd: KDBush | null) =>
-      kd !== null && around(kd, lon, lat, 1, (maxKm + rBound) * KD_SCALE + 1).length > 0;
-    if (!near(kds[0]) && !near(kds[1])) continue;
+    const dMin = nearestKm(lat, lon);
+    if (dMin > maxKm + 3 * rBound) continue;
+    for (const next of gridDisk(cell, 1)) {
+      if (!visited.has(next)) {
+        visited.add(next);
+        queue.push(next);
+      }
+    }
+    if (dMin > maxKm + rBound + 1) continue; // walked through, but nothing within reach of the cell
     const rKm = cellRadiusKm(cell);
     const nearest = [
       ...nearestCandidates(psaps, byType[0], kds[0], lat, lon, rKm, topN, maxKm),
@@ -281,7 +295,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
     pointerValue: JSON.stringify(manifest),
     buckets,
     stats: {
-      cellsScanned: cells.length,
+      cellsScanned: visited.size,
       buckets: buckets.size,
       totalChars,
       maxBucketChars,

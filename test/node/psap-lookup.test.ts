@@ -1,9 +1,10 @@
 // The lookup against the brute-force reference on generated data sets: exactness everywhere on
 // Earth (poles, antimeridian, ties, borders), read counts, caching, limits and empty answers.
 import fc from "fast-check";
-import { cellToBoundary, cellToLatLng, latLngToCell } from "h3-js";
+import { cellToBoundary, cellToChildren, cellToLatLng, getRes0Cells, latLngToCell } from "h3-js";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Ring } from "../../src/psap/area.ts";
+import { cellRadiusKm } from "../../src/psap/cells.ts";
 import {
   bruteForceLookup,
   buildIndex,
@@ -277,6 +278,31 @@ describe("lookup equals a brute-force scan", () => {
         ),
         { numRuns: 150 },
       );
+    }
+  });
+});
+
+describe("index coverage", () => {
+  it("has a bucket for exactly the cells with a PSAP within 500 km of some point (flood fill = globe scan)", () => {
+    const psaps = [
+      psap("a", 41.88, -87.63),
+      psap("b", 64.5, -165.4, "secondary"),
+      psap("c", 51.9, -179.95),
+      psap("d", 13.47, 144.75),
+      psap("e", -89.5, 0),
+    ];
+    for (const resolution of [2, 3]) {
+      const built = buildIndex({ dataVersion: "cover", psaps, areas: [] }, { resolution, version: "cov" });
+      const expected: string[] = [];
+      for (const base of getRes0Cells()) {
+        for (const cell of cellToChildren(base, resolution)) {
+          const [lat, lon] = cellToLatLng(cell);
+          const reach = 500 + cellRadiusKm(cell);
+          if (psaps.some((p) => haversineKm(lat, lon, p.latitude, p.longitude) <= reach))
+            expected.push(`psap:v:cov:${cell}`);
+        }
+      }
+      expect([...built.buckets.keys()].sort()).toEqual(expected.sort());
     }
   });
 });
