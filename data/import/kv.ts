@@ -69,11 +69,12 @@ export class WranglerKvTarget implements KvTarget {
   }
 
   private run(args: string[]): Promise<string> {
-    const bin = resolve(this.opts.cwd, "node_modules/.bin/wrangler");
+    // Run wrangler on this Node (22), whatever `node` is first on the PATH.
+    const bin = resolve(this.opts.cwd, "node_modules/wrangler/bin/wrangler.js");
     return new Promise((ok, fail) => {
       execFile(
-        bin,
-        args,
+        process.execPath,
+        [bin, ...args],
         {
           cwd: this.opts.cwd,
           maxBuffer: 256 * 1024 * 1024,
