@@ -15,7 +15,7 @@ export function plans(quick: boolean, _seed: number): Plans {
           "synthetic-100k": { queries: 1_000, bruteQueries: 100 },
           "synthetic-1m": { queries: 500, bruteQueries: 20 },
         },
-        e2e: { sessions: 100, rounds: 2, spreadMs: 2_000, burstRounds: 1 },
+        e2e: { sessions: 100, rounds: 1, spreadMs: 20_000, burstRounds: 1 },
         load: { sessions: 1_000 },
       }
     : {
@@ -24,7 +24,7 @@ export function plans(quick: boolean, _seed: number): Plans {
           "synthetic-100k": { queries: 5_000, bruteQueries: 300 },
           "synthetic-1m": { queries: 2_000, bruteQueries: 60 },
         },
-        e2e: { sessions: 100, rounds: 10, spreadMs: 2_000, burstRounds: 3 },
+        e2e: { sessions: 100, rounds: 3, spreadMs: 20_000, burstRounds: 2 },
         load: { sessions: 1_000 },
       };
 }

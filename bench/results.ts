@@ -79,7 +79,13 @@ const KEYS = {
 
 const DATASETS: readonly string[] = ["fcc", "synthetic-100k", "synthetic-1m"];
 
-function sameKeys(value: unknown, keys: readonly string[], where: string, problems: string[]): void {
+function sameKeys(
+  value: unknown,
+  keys: readonly string[],
+  where: string,
+  problems: string[],
+  typed = true,
+): void {
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     problems.push(`${where}: not an object`);
     return;
@@ -87,6 +93,7 @@ function sameKeys(value: unknown, keys: readonly string[], where: string, proble
   const have = Object.keys(value);
   for (const k of keys) if (!have.includes(k)) problems.push(`${where}.${k}: missing`);
   for (const k of have) if (!keys.includes(k)) problems.push(`${where}.${k}: not in the issue's shape`);
+  if (!typed) return;
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
     const text = k === "dataset" || k === "node" || k === "date";
@@ -99,7 +106,7 @@ export function resultsShapeProblems(value: unknown): string[] {
   const problems: string[] = [];
   if (typeof value !== "object" || value === null) return ["not an object"];
   const r = value as Record<string, unknown>;
-  sameKeys(r, ["lookup", "e2e", "load", "sdk", "machine"], "results", problems);
+  sameKeys(r, ["lookup", "e2e", "load", "sdk", "machine"], "results", problems, false);
   if (!Array.isArray(r.lookup)) problems.push("lookup: not an array");
   else
     r.lookup.forEach((row: unknown, i) => {

@@ -118,33 +118,41 @@ async function main(): Promise<number> {
     if (haveFcc) serverIndex = buildIndex(loadFccDataset(dataDir), { version: "bench-fcc" });
     else serverIndex = buildIndex(syntheticDataset({ n: 6_500, seed }), { version: "bench-small" });
     detail.server_index = serverIndex.manifest.data_version;
-    for (const part of ["e2e", "load"] as const) {
-      if (!only.has(part)) continue;
-      log(`${part}: starting wrangler dev`);
-      const server = await startServer(serverIndex, log);
-      try {
-        if (part === "e2e") {
-          const r = await benchE2e(server, { ...plan.e2e, seed }, log);
-          e2e = r.result;
-          detail.e2e = r.detail;
-          log(`  e2e: ${JSON.stringify(r.result)}`);
-          log(`  e2e detail: ${JSON.stringify(r.detail)}`);
-        } else {
-          const r = await benchLoad(server, () => server.workerdPid(), { ...plan.load, seed }, log);
-          load = r.result;
-          detail.load = r.detail;
-          log(`  load: ${JSON.stringify(r.result)}`);
-          log(`  load detail: ${JSON.stringify(r.detail)}`);
-        }
-      } finally {
-        await server.stop();
-        log(`${part}: wrangler dev stopped`);
+    // One server for both: the load phase's memory figure then includes the e2e sessions (small).
+    log("server: starting wrangler dev");
+    const server = await startServer(serverIndex, log);
+    try {
+      if (only.has("e2e")) {
+        log("e2e: SOS loop");
+        const r = await benchE2e(server, { ...plan.e2e, seed }, log);
+        e2e = r.result;
+        detail.e2e = r.detail;
+        log(`  e2e: ${JSON.stringify(r.result)}`);
+        log(`  e2e detail: ${JSON.stringify(r.detail)}`);
       }
+      if (only.has("load")) {
+        log("load: SOS storm");
+        const r = await benchLoad(server, () => server.workerdPid(), { ...plan.load, seed }, log);
+        load = r.result;
+        detail.load = r.detail;
+        log(`  load: ${JSON.stringify(r.result)}`);
+        log(`  load detail: ${JSON.stringify(r.detail)}`);
+      }
+    } finally {
+      await server.stop();
+      log("server: wrangler dev stopped");
     }
   }
 
+  mkdirSync(resultsDir, { recursive: true });
   if (!sdk || !e2e || !load) {
-    console.error("bench: some parts have no figures yet (run without --only once)");
+    writeFileSync(
+      join(resultsDir, "partial-detail.json"),
+      `${JSON.stringify({ ...detail, lookup_rows: lookup }, null, 2)}\n`,
+    );
+    console.error(
+      "bench: some parts have no figures yet (run without --only once); wrote partial-detail.json",
+    );
     return 1;
   }
   const results: BenchResults = { lookup, e2e, load, sdk, machine };
@@ -153,7 +161,6 @@ async function main(): Promise<number> {
     console.error(`bench: results do not have the issue's shape:\n${problems.join("\n")}`);
     failures++;
   }
-  mkdirSync(resultsDir, { recursive: true });
   writeFileSync(latestPath, `${JSON.stringify(results, null, 2)}\n`);
   const goals = checkGoals(results);
   detail.goals = goals;
