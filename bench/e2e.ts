@@ -26,6 +26,8 @@ export interface E2ePlan {
   spreadMs: number;
   /** Extra rounds with every session's trigger at the same instant. */
   burstRounds: number;
+  /** Loops run one at a time before the concurrent rounds. */
+  soloLoops: number;
   seed: number;
 }
 
@@ -40,6 +42,11 @@ export interface E2eDetail {
   burst_ms_p50: number;
   burst_ms_p99: number;
   burst_trivial_rtt_ms_p50: number;
+  /** One loop at a time, nothing else running: the floor under the concurrent figures. */
+  solo_loops: number;
+  solo_ms_p50: number;
+  solo_ms_p99: number;
+  idle_trivial_rtt_ms_p50: number;
 }
 
 const LOOP_TIMEOUT_MS = 20_000;
@@ -92,6 +99,23 @@ export async function benchE2e(
   const trivial: number[] = [];
   let failed = 0;
   try {
+    // Alone first: each loop on its own (a different session each time, so no rate limit is near).
+    let idleCount = 0;
+    const idleTrivial = await trivialRtts(target, () => ++idleCount > 50, 5);
+    const solo: number[] = [];
+    for (let i = 0; i < Math.min(plan.soloLoops, lives.length); i++) {
+      const live = lives[i] as LiveSession;
+      const out = await sosLoop(
+        target,
+        live,
+        fixes[i] ?? { latitude: 41.88, longitude: -87.63, accuracy: 20 },
+        LOOP_TIMEOUT_MS,
+      );
+      if (out.ok) solo.push(out.ms);
+      else failed++;
+      await cancelSos(target, live);
+    }
+    log(`  e2e: ${solo.length} loops alone done`);
     for (let r = 0; r < plan.rounds; r++) {
       const offsets = lives.map(() => random() * plan.spreadMs);
       const out = await round_(target, lives, (i) => offsets[i] ?? 0, fixes, errors);
@@ -133,6 +157,10 @@ export async function benchE2e(
         burst_ms_p50: round(b[50], 1),
         burst_ms_p99: round(b[99], 1),
         burst_trivial_rtt_ms_p50: round(percentiles(burstTrivial, [50])[50], 2),
+        solo_loops: solo.length,
+        solo_ms_p50: round(percentiles(solo, [50])[50], 1),
+        solo_ms_p99: round(percentiles(solo, [99])[99], 1),
+        idle_trivial_rtt_ms_p50: round(percentiles(idleTrivial, [50])[50], 2),
       },
     };
   } finally {
