@@ -58,6 +58,8 @@ export const SOCKET_IDENTITY_HEADERS = {
 
 export class SessionObject extends DurableObject<Env> {
   #record: SessionRecord | null = null;
+  /** The alarm as last set (undefined: not read yet), so a save costs no alarm read. */
+  #alarmAt: number | null | undefined;
   readonly #audit: AuditLog;
   readonly #sockets: SocketHub;
 
@@ -260,6 +262,8 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   override async alarm(): Promise<void> {
+    // The runtime clears an alarm as it fires it.
+    this.#alarmAt = null;
     await this.#current();
     await this.#syncAlarm();
   }
@@ -280,7 +284,7 @@ export class SessionObject extends DurableObject<Env> {
     this.#audit.append("location_received", caller.role, now, {
       accuracy_m: fix.accuracy === undefined ? null : Math.round(fix.accuracy),
     });
-    await this.#save();
+    // Stored once, with the result: the fix is not worth a write of its own on the emergency path.
 
     let found: Awaited<ReturnType<typeof lookupPsaps>>;
     try {
@@ -291,6 +295,7 @@ export class SessionObject extends DurableObject<Env> {
       );
     } catch (error) {
       if (error instanceof PsapIndexUnavailableError) {
+        await this.#save();
         return failure(
           problem("psap_index_unavailable", "No PSAP data is loaded; the operator must import it."),
         );
@@ -338,6 +343,7 @@ export class SessionObject extends DurableObject<Env> {
       if (deadline.kind === "purge") {
         await this.ctx.storage.deleteAll();
         this.#record = null;
+        this.#alarmAt = null;
         return null;
       }
       if (deadline.kind === "expire" && nextState(record.state, "expire") !== null) {
@@ -424,10 +430,11 @@ export class SessionObject extends DurableObject<Env> {
 
   async #syncAlarm(): Promise<void> {
     const wanted = this.#record ? nextAlarmAt(this.#record) : null;
-    const current = await this.ctx.storage.getAlarm();
-    if (wanted === current) return;
+    if (this.#alarmAt === undefined) this.#alarmAt = await this.ctx.storage.getAlarm();
+    if (wanted === this.#alarmAt) return;
     if (wanted === null) await this.ctx.storage.deleteAlarm();
     else await this.ctx.storage.setAlarm(wanted);
+    this.#alarmAt = wanted;
   }
 }
 
