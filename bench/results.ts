@@ -132,9 +132,7 @@ function table(head: string[], rows: (number | string)[][]): string {
   const text = [head, ...rows.map((r) => r.map(cell))];
   const widths = head.map((_, i) => Math.max(...text.map((r) => (r[i] ?? "").length)));
   const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...text.slice(1).map(line)].join(
-    "\n",
-  );
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...text.slice(1).map(line)].join("\n");
 }
 
 function ratio(a: number, b: number): string {
