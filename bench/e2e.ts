@@ -51,7 +51,7 @@ export interface E2eDetail {
 
 const LOOP_TIMEOUT_MS = 20_000;
 
-async function round_(
+async function runRound(
   target: Target,
   lives: LiveSession[],
   startAt: (i: number) => number,
@@ -118,7 +118,7 @@ export async function benchE2e(
     log(`  e2e: ${solo.length} loops alone done`);
     for (let r = 0; r < plan.rounds; r++) {
       const offsets = lives.map(() => random() * plan.spreadMs);
-      const out = await round_(target, lives, (i) => offsets[i] ?? 0, fixes, errors);
+      const out = await runRound(target, lives, (i) => offsets[i] ?? 0, fixes, errors);
       loops.push(...out.ms);
       trivial.push(...out.trivial);
       failed += out.failed;
@@ -127,7 +127,7 @@ export async function benchE2e(
     const burst: number[] = [];
     const burstTrivial: number[] = [];
     for (let r = 0; r < plan.burstRounds; r++) {
-      const out = await round_(target, lives, () => 0, fixes, errors);
+      const out = await runRound(target, lives, () => 0, fixes, errors);
       burst.push(...out.ms);
       burstTrivial.push(...out.trivial);
       failed += out.failed;

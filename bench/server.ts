@@ -2,6 +2,7 @@
 // (the repository's .dev.vars is never touched), D1 migrations and a PSAP index loaded, and the whole
 // process group stopped at the end.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { rmSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -167,7 +168,23 @@ export async function startServer(
   // Single quotes: dotenv keeps the JSON literally. --env-file makes wrangler skip .dev.vars.
   await writeFile(envFile, `ADMIN_TOKEN=${adminToken}\nJWT_SIGNING_KEY='${JSON.stringify(signingKey)}'\n`);
   let child: ChildProcess | undefined;
+  // wrangler runs in its own process group (so the whole group can be stopped): a Ctrl-C or a crash
+  // of this process must stop it too, or workerd would outlive the benchmark.
+  const onExit = () => {
+    if (child) killGroup(child, "SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    onExit();
+    process.exit(signal === "SIGINT" ? 130 : 143);
+  };
+  process.once("exit", onExit);
+  process.once("SIGINT", onSignal);
+  process.once("SIGTERM", onSignal);
   const cleanup = async () => {
+    process.off("exit", onExit);
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
     if (child) {
       const c = child;
       killGroup(c, "SIGTERM");
