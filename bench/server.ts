@@ -4,13 +4,13 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { randomBase62 } from "../src/auth/random.ts";
 import { generateSigningJwk } from "../src/auth/signing-key-generation.ts";
 import type { BuiltIndex } from "../src/psap/index.ts";
+import { freePort, killGroup } from "../test/support/processes.ts";
 import { REPO_ROOT } from "./fcc.ts";
 
 const run = promisify(execFile);
@@ -25,20 +25,6 @@ export interface BenchServer {
   /** The workerd process serving the worker, if found. */
   workerdPid(): Promise<number | null>;
   stop(): Promise<void>;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.unref();
-    srv.on("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const address = srv.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      srv.close(() => (port ? resolve(port) : reject(new Error("no free port"))));
-    });
-  });
 }
 
 /** Runs wrangler with Node 22 (this process's node) in the repository, non-interactively. */
@@ -144,15 +130,6 @@ async function waitReady(baseUrl: string, child: ChildProcess, log: () => string
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`wrangler dev did not answer within ${timeoutMs / 1000} s:\n${log()}`);
-}
-
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
-  try {
-    process.kill(-child.pid, signal);
-  } catch {
-    // already gone
-  }
 }
 
 /** Starts a seeded `wrangler dev`; always call `stop()` (in a finally). */

@@ -1,10 +1,11 @@
 // Browser test harness: `npm run dev` on a free port, a platform to work with, and headless Chromium.
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContextOptions, chromium } from "playwright-core";
+import { parseDevVars } from "../../scripts/dev-vars.ts";
+import { freePort, startProcess } from "../support/processes.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const CHROMIUM = "/usr/bin/chromium";
@@ -30,20 +31,6 @@ export interface Service {
   stop: () => Promise<void>;
 }
 
-/** A port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port")),
-      );
-    });
-  });
-}
-
 /** Runs `node args` (Node 22 from node_modules) to completion; throws with its output on failure. */
 function runNode(args: string[]): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -59,13 +46,7 @@ function runNode(args: string[]): Promise<void> {
 
 function readDevVars(): Record<string, string> {
   const path = join(ROOT, ".dev.vars");
-  if (!existsSync(path)) return {};
-  const vars: Record<string, string> = {};
-  for (const line of readFileSync(path, "utf8").split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([\w.-]+)\s*=\s*(.*?)\s*$/.exec(line);
-    if (m?.[1]) vars[m[1]] = (m[2] ?? "").replace(/^(['"`])([\s\S]*)\1$/, "$2");
-  }
-  return vars;
+  return existsSync(path) ? parseDevVars(readFileSync(path, "utf8")) : {};
 }
 
 async function waitUntilReady(url: string, child: ChildProcess, log: () => string): Promise<void> {
@@ -90,40 +71,13 @@ async function waitUntilReady(url: string, child: ChildProcess, log: () => strin
 export async function startService(): Promise<Service> {
   await runNode(["scripts/build-sdk.ts"]);
   const port = await freePort();
-  let output = "";
-  const log = () => output.slice(-8000);
-  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
-  const child = spawn(
-    npm,
-    ["run", "dev", "--", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", PERSIST_TO],
-    {
-      cwd: ROOT,
-      detached: true, // its own process group, so stop() ends wrangler and workerd too
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, CI: "true", NO_COLOR: "1", BROWSER: "none" },
-    },
+  const server = startProcess(
+    ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", PERSIST_TO],
+    ROOT,
+    { CI: "true", BROWSER: "none" },
   );
-  child.stdout?.on("data", (c: Buffer) => (output += c));
-  child.stderr?.on("data", (c: Buffer) => (output += c));
-
-  const stop = async () => {
-    if (child.exitCode !== null || child.pid === undefined) return;
-    const exited = new Promise((r) => child.once("exit", r));
-    try {
-      process.kill(-child.pid, "SIGTERM");
-    } catch {
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }, 5000);
-    await exited;
-    clearTimeout(timer);
-  };
+  const { child, stop } = server;
+  const log = () => server.output().slice(-8000);
 
   try {
     const apiBase = `http://127.0.0.1:${port}`;

@@ -5,10 +5,11 @@ import { checkGoals } from "../../bench/goals.ts";
 import { benchLookup, plainNearestKm, sameDistances } from "../../bench/lookup.ts";
 import { gaussian, seededRandom, weightedPicker } from "../../bench/random.ts";
 import { type BenchResults, formatResults, resultsShapeProblems } from "../../bench/results.ts";
-import { findDescendant, freePort, rssMb } from "../../bench/server.ts";
+import { findDescendant, rssMb } from "../../bench/server.ts";
 import { percentile, percentiles, round } from "../../bench/stats.ts";
 import { queryPoints, syntheticDataset, US_BOX, usPlaces } from "../../bench/synthetic.ts";
 import { haversineKm } from "../../src/psap/index.ts";
+import { freePort } from "../support/processes.ts";
 
 const SAMPLE: BenchResults = {
   lookup: [

@@ -13,7 +13,7 @@ import {
   type RunningProcess,
   startProcess,
   waitForOutput,
-} from "./dev-server-helpers.ts";
+} from "../support/processes.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Each run starts wrangler (and, on a fresh state, loads the demo PSAP data): slow on a busy machine. */

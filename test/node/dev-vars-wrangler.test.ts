@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { wranglerBin } from "../../scripts/dev-process.ts";
 import { completeDevVars, setDevVars } from "../../scripts/dev-vars.ts";
-import { firstAnswer, freePort, type RunningProcess, startProcess } from "./dev-server-helpers.ts";
+import { firstAnswer, freePort, type RunningProcess, startProcess } from "../support/processes.ts";
 
 let running: RunningProcess | undefined;
 let directory: string | undefined;

@@ -1,4 +1,4 @@
-// Start and stop real server processes in the dev tests: each in its own process group, always stopped.
+// Real server processes for tests and benchmarks: each in its own process group, always stopped; free ports.
 import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 
@@ -10,12 +10,13 @@ export interface RunningProcess {
   stop(): Promise<void>;
 }
 
-export function startProcess(args: string[], cwd: string): RunningProcess {
+/** Runs `node args` (this Node, so Node 22 from node_modules) in `cwd`, in a process group of its own. */
+export function startProcess(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): RunningProcess {
   const child = spawn(process.execPath, args, {
     cwd,
     detached: true, // its own process group, so stop() reaches wrangler's children too
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1" },
+    env: { ...process.env, FORCE_COLOR: "0", NO_COLOR: "1", ...env },
   });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => {
@@ -38,7 +39,8 @@ export function startProcess(args: string[], cwd: string): RunningProcess {
   };
 }
 
-function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+/** Signals a child's whole process group (it must have been spawned `detached`); quiet when it is gone. */
+export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, signal);
@@ -47,6 +49,7 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
+/** A loopback port nobody listens on right now. */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
@@ -54,7 +57,9 @@ export function freePort(): Promise<number> {
     server.listen(0, "127.0.0.1", () => {
       const address = server.address();
       server.close(() =>
-        typeof address === "object" && address !== null ? resolve(address.port) : reject(),
+        typeof address === "object" && address !== null
+          ? resolve(address.port)
+          : reject(new Error("no port")),
       );
     });
   });
