@@ -111,7 +111,7 @@ export class SessionObject extends DurableObject<Env> {
       record.ended_at = now;
       this.#audit.append("session_ended", "platform", now);
       await this.#save();
-      this.#sockets.closeAll(sessionEndedMessage(record, "ended"), "session ended");
+      this.#closeAll(record, "ended");
     }
     return success({
       session_id: record.session_id,
@@ -349,9 +349,7 @@ export class SessionObject extends DurableObject<Env> {
       if (deadline.kind === "expire" && nextState(record.state, "expire") !== null) {
         this.#finish(record, "expired", now);
         this.#audit.append("session_expired", "system", now);
-        afterSave.push(() =>
-          this.#sockets.closeAll(sessionEndedMessage(record, "expired"), "session expired"),
-        );
+        afterSave.push(() => this.#closeAll(record, "expired"));
       } else if (deadline.kind === "location_timeout" && record.state === "sos") {
         record.location_deadline_at = null;
         this.#audit.append("location_unavailable", "system", now, { reason: "timeout" });
@@ -394,6 +392,12 @@ export class SessionObject extends DurableObject<Env> {
   #requestLocation(record: SessionRecord, now: number): void {
     const sent = this.#sockets.broadcast("patient", locationRequestMessage(record, now));
     if (sent > 0) this.#audit.append("location_requested", "system", now, { sockets: sent });
+  }
+
+  /** The final state, then `session_ended`, then close 4000 (no SDK reconnects after it). */
+  #closeAll(record: SessionRecord, reason: "ended" | "expired"): void {
+    this.#broadcastState(record);
+    this.#sockets.closeAll(sessionEndedMessage(record, reason), `session ${reason}`);
   }
 
   #broadcastState(record: SessionRecord): void {

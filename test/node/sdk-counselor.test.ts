@@ -224,6 +224,29 @@ describe("CounselorSDK, token calls and socket", () => {
     expect(errors).toEqual([]);
   });
 
+  it("reports the final session state once, though it comes as session_state and session_ended", async () => {
+    const seen: string[] = [];
+    const c = sdk({ sessionToken: TOKEN, onSessionState: (s) => seen.push(s) });
+    void c.connect();
+    FakeWebSocket.last.open();
+    FakeWebSocket.last.receive({
+      type: "session_state",
+      session_id: "sess-1",
+      role: "counselor",
+      state: "sos",
+      expires_at: "2026-11-22T16:00:00.000Z",
+    });
+    FakeWebSocket.last.receive({
+      type: "session_state",
+      session_id: "sess-1",
+      role: "counselor",
+      state: "ended",
+      expires_at: "2026-11-22T16:00:00.000Z",
+    });
+    FakeWebSocket.last.receive({ type: "session_ended", session_id: "sess-1", reason: "ended" });
+    expect(seen).toEqual(["sos", "ended"]);
+  });
+
   it("closes its socket on session_ended without waiting for the service's close frame", async () => {
     const states: string[] = [];
     const c = sdk({ sessionToken: TOKEN, onStateChange: (s) => states.push(s) });

@@ -254,6 +254,8 @@ describe("cancel, end and expiry", () => {
     expect(await counselor.waitForClose()).toBe(4000);
     expect(await patient.waitForClose()).toBe(4000);
     expect(counselor.all("session_ended")[0]?.reason).toBe("ended");
+    expect(counselor.all("session_state").at(-1)?.state).toBe("ended");
+    expect(patient.all("session_state").at(-1)?.state).toBe("ended");
     const stored = await storedRecord(session.session_id);
     expect(stored?.state).toBe("ended");
     expect(stored?.location).toBeNull();
@@ -274,6 +276,7 @@ describe("cancel, end and expiry", () => {
     expect(await counselor.waitForClose()).toBe(4000);
     expect(await patient.waitForClose()).toBe(4000);
     expect(patient.all("session_ended")[0]?.reason).toBe("expired");
+    expect(patient.all("session_state").at(-1)?.state).toBe("expired");
     const read = await (await asPlatform(platform, sessionPath(session))).json<{ state: string }>();
     expect(read.state).toBe("expired");
     const trigger = await asCounselor(session, "/sos");

@@ -31,6 +31,8 @@ export abstract class SessionClient {
   protected _over = false;
   private _conn: ConnectionState | null = null;
   private _seen = new Set<string>();
+  /** The session state last reported to `onSessionState`: each change is reported once. */
+  private _state: SessionState | null = null;
 
   constructor(opts: ClientOptions) {
     const api = opts.apiBaseUrl ?? (opts.wsUrl && httpBase(opts.wsUrl));
@@ -69,7 +71,7 @@ export abstract class SessionClient {
           if (msg.type === "session_ended") this._end(msg.reason);
           else if (msg.type === "error") this._fail(new SdkError(msg.code, msg.message));
           else if (msg.type !== "psap_results" || this._fresh(msg.result_id)) {
-            if (msg.type === "session_state") safeCall(this._o.onSessionState, msg.state);
+            if (msg.type === "session_state") this._report(msg.state);
             this._onMessage(msg);
           }
         },
@@ -108,10 +110,16 @@ export abstract class SessionClient {
     if (this._over) return;
     this._over = true;
     if (err) this._fail(err);
-    if (state) safeCall(this._o.onSessionState, state);
+    if (state) this._report(state);
     this._onEnd();
     // Do not wait for the service's close 4000: some stacks are slow to finish the close handshake.
     this._close();
+  }
+
+  private _report(state: SessionState): void {
+    if (state === this._state) return;
+    this._state = state;
+    safeCall(this._o.onSessionState, state);
   }
 
   protected abstract _onMessage(msg: ServerMessage): void;
