@@ -5,7 +5,8 @@ import type { PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { LruCache } from "./cache.ts";
 import { bucketKey, decodeBucket, type IndexManifest, POINTER_KEY, parseManifest } from "./format.ts";
-import { borderToleranceKm, type RankPool, rankPsaps } from "./rank.ts";
+import { type PreparedBucket, prepareBucket, rankPrepared } from "./prepared.ts";
+import { borderToleranceKm } from "./rank.ts";
 
 export interface PsapQuery {
   latitude: number;
@@ -42,13 +43,14 @@ interface PointerEntry {
 }
 
 // The pointer is cached per store (a test may use several); buckets are immutable under their
-// versioned keys, so one isolate-wide cache serves every store.
+// versioned keys, so one isolate-wide cache serves every store. A bucket is cached prepared for
+// ranking (prepared.ts): the preparation is paid once, by the lookup that reads it.
 let pointers = new WeakMap<PsapIndexStore, PointerEntry>();
-const buckets = new LruCache<RankPool | null>(
+const buckets = new LruCache<PreparedBucket | null>(
   PSAP_LIMITS.bucketCacheMaxEntries,
   PSAP_LIMITS.bucketCacheMaxChars,
 );
-const inflight = new Map<string, Promise<RankPool | null>>();
+const inflight = new Map<string, Promise<PreparedBucket | null>>();
 
 /** Forgets every cached pointer and bucket (tests, and after a local re-import). */
 export function resetPsapLookupCache(store?: PsapIndexStore): void {
@@ -87,14 +89,14 @@ async function readManifest(store: PsapIndexStore, cached: PointerEntry | undefi
   return manifest;
 }
 
-async function loadBucket(store: PsapIndexStore, key: string): Promise<RankPool | null> {
+async function loadBucket(store: PsapIndexStore, key: string, cell: string): Promise<PreparedBucket | null> {
   const hit = buckets.get(key);
   if (hit !== undefined) return hit;
   const pending = inflight.get(key);
   if (pending) return pending;
   const read = (async () => {
     const text = await store.get(key, "text");
-    const pool = text === null ? null : decodeBucket(text);
+    const pool = text === null ? null : prepareBucket(decodeBucket(text), cell);
     buckets.set(key, pool, text?.length ?? 1);
     return pool;
   })();
@@ -131,9 +133,9 @@ export async function lookupPsaps(
   const wanted = options.limit ?? PSAP_LIMITS.maxResults;
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const cell = latLngToCell(query.latitude, query.longitude, manifest.resolution);
-  const pool = await loadBucket(store, bucketKey(manifest.version, cell));
+  const pool = await loadBucket(store, bucketKey(manifest.version, cell), cell);
   const psaps = pool
-    ? rankPsaps(pool, query.latitude, query.longitude, borderToleranceKm(query.accuracy), limit)
+    ? rankPrepared(pool, query.latitude, query.longitude, borderToleranceKm(query.accuracy), limit)
     : [];
   const result: PsapLookupResult = { psaps, data_version: manifest.data_version };
   if (psaps.length === 0) result.reason = "outside_coverage";

@@ -97,21 +97,23 @@ export function rankPsaps(
     sortScored(pool, rest);
     out.push(...rest.slice(0, limit - out.length));
   }
-  return out.map(({ index, km, match }) => {
-    const p = pool.psaps[index] as IndexedPsap;
-    return {
-      id: p.id,
-      name: p.name,
-      type: p.type,
-      state: p.state,
-      county: p.county,
-      city: p.city,
-      phone: p.phone,
-      latitude: p.latitude,
-      longitude: p.longitude,
-      location_precision: p.location_precision,
-      distance_km: roundKm(km),
-      match,
-    };
-  });
+  return out.map(({ index, km, match }) => toRecord(pool.psaps[index] as IndexedPsap, km, match));
+}
+
+/** The delivered record of a ranked PSAP. */
+export function toRecord(p: IndexedPsap, km: number, match: PsapMatch): PsapRecord {
+  return {
+    id: p.id,
+    name: p.name,
+    type: p.type,
+    state: p.state,
+    county: p.county,
+    city: p.city,
+    phone: p.phone,
+    latitude: p.latitude,
+    longitude: p.longitude,
+    location_precision: p.location_precision,
+    distance_km: roundKm(km),
+    match,
+  };
 }
