@@ -39,7 +39,7 @@ export interface IndexManifest {
 }
 
 /** One PSAP in a bucket: [id, name, type(0 primary, 1 secondary), state, county, city, phone, lat, lon, precision]. */
-type PsapTuple = [
+export type PsapTuple = [
   string,
   string,
   0 | 1,
@@ -104,18 +104,180 @@ export function encodeArea(
   return [kind === "boundary" ? 1 : 0, id, rings, members];
 }
 
-/** Parses a bucket into a ranking pool. Throws on a value that is not a bucket. */
-export function decodeBucket(text: string): RankPool {
+/** Parses a bucket's JSON. Throws on a value that is not a bucket. */
+export function parseBucket(text: string): BucketJson {
   const json = JSON.parse(text) as BucketJson;
   if (!json || !Array.isArray(json.p) || !Array.isArray(json.n) || !Array.isArray(json.a)) {
     throw new Error("PSAP index bucket is malformed");
   }
-  const areas: RankArea[] = json.a.map(([kind, , rings, members]) => ({
+  return json;
+}
+
+/** The areas of a parsed bucket, decoded for ranking. */
+export function bucketAreas(json: BucketJson): RankArea[] {
+  return decodeAreas(json.a);
+}
+
+/** Parses a bucket into a ranking pool. Throws on a value that is not a bucket. */
+export function decodeBucket(text: string): RankPool {
+  const json = parseBucket(text);
+  return { psaps: json.p.map(tupleToPsap), nearest: json.n, areas: bucketAreas(json) };
+}
+
+/** A bucket's PSAP tuples located in its text, without parsing them (see `scanBucket`). */
+export interface ScannedBucket {
+  count: number;
+  latitude: Float64Array;
+  longitude: Float64Array;
+  /** 0 primary, 1 secondary. */
+  type: Uint8Array;
+  /** Where each tuple's text starts and ends (JSON.parse of that slice gives the tuple). */
+  tupleStart: Int32Array;
+  tupleEnd: Int32Array;
+  /** The rest of the bucket, parsed. */
+  nearest: number[];
+  areas: AreaTuple[];
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN = 91;
+const CLOSE = 93;
+const P_HEAD = '{"p":[';
+const N_HEAD = ',"n":';
+
+/**
+ * Reads a bucket in the layout `buildIndex` writes (JSON.stringify of `{p, n, a}`) without
+ * materialising its PSAPs: each tuple's coordinates and type are read (`Number` of the same digits
+ * gives the same double as JSON.parse), the tuple itself is left in the text. Null when the text is
+ * not in that exact layout (the caller then parses it in full).
+ */
+export function scanBucket(text: string): ScannedBucket | null {
+  if (!text.startsWith(P_HEAD)) return null;
+  const len = text.length;
+  // A tuple takes at least 30 characters: room for every one without growing.
+  const room = Math.ceil(len / 30) + 1;
+  const lat = new Float64Array(room);
+  const lon = new Float64Array(room);
+  const type = new Uint8Array(room);
+  const starts = new Int32Array(room);
+  const ends = new Int32Array(room);
+  let count = 0;
+  let i = P_HEAD.length;
+  const valueEnd = (from: number): number => {
+    let k = from;
+    if (text.charCodeAt(k) === QUOTE) {
+      k++;
+      while (k < len) {
+        const c = text.charCodeAt(k);
+        if (c === BACKSLASH) k += 2;
+        else if (c === QUOTE) return k + 1;
+        else k++;
+      }
+      return -1;
+    }
+    while (k < len) {
+      const c = text.charCodeAt(k);
+      if (c === COMMA || c === CLOSE) return k;
+      if (c === OPEN || c === QUOTE || c === 123 || c === 125) return -1;
+      k++;
+    }
+    return -1;
+  };
+  if (text.charCodeAt(i) === CLOSE) i++;
+  else {
+    for (;;) {
+      if (text.charCodeAt(i) !== OPEN || count >= room) return null;
+      const start = i;
+      i++;
+      let field = 0;
+      let la = Number.NaN;
+      let lo = Number.NaN;
+      let t = -1;
+      for (;;) {
+        const end = valueEnd(i);
+        if (end < 0) return null;
+        if (field === 2) {
+          const c = text.charCodeAt(i);
+          t = end === i + 1 && (c === 48 || c === 49) ? c - 48 : -1;
+        } else if (field === 7) la = jsonNumber(text, i, end);
+        else if (field === 8) lo = jsonNumber(text, i, end);
+        field++;
+        i = end;
+        const c = text.charCodeAt(i);
+        i++;
+        if (c === CLOSE) break;
+        if (c !== COMMA) return null;
+      }
+      if (field !== 10 || t < 0 || !Number.isFinite(la) || !Number.isFinite(lo)) return null;
+      lat[count] = la;
+      lon[count] = lo;
+      type[count] = t;
+      starts[count] = start;
+      ends[count] = i;
+      count++;
+      const c = text.charCodeAt(i);
+      i++;
+      if (c === CLOSE) break;
+      if (c !== COMMA) return null;
+    }
+  }
+  if (!text.startsWith(N_HEAD, i)) return null;
+  const rest = JSON.parse(`{${text.slice(i + 1)}`) as Partial<BucketJson>;
+  if (!rest || !Array.isArray(rest.n) || !Array.isArray(rest.a) || Object.keys(rest).length !== 2)
+    return null;
+  return {
+    count,
+    latitude: lat.slice(0, count),
+    longitude: lon.slice(0, count),
+    type: type.slice(0, count),
+    tupleStart: starts.slice(0, count),
+    tupleEnd: ends.slice(0, count),
+    nearest: rest.n,
+    areas: rest.a,
+  };
+}
+
+/** Exact powers of ten (every one up to 1e22 is a double). */
+const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
+
+/**
+ * The JSON number in text[start, end), exactly as JSON.parse reads it. Plain decimals of at most
+ * 2^53 in their digits and 22 fraction digits are computed directly (an exact integer divided by
+ * an exact power of ten: one correctly rounded operation, so the correctly rounded value); anything
+ * else goes through Number(), which rounds correctly too. NaN when it is not a number.
+ */
+export function jsonNumber(text: string, start: number, end: number): number {
+  let k = start;
+  const negative = text.charCodeAt(k) === 45;
+  if (negative) k++;
+  let m = 0;
+  let digits = 0;
+  let fraction = -1;
+  for (; k < end; k++) {
+    const c = text.charCodeAt(k);
+    if (c >= 48 && c <= 57) {
+      m = m * 10 + (c - 48);
+      digits++;
+    } else if (c === 46 && fraction < 0) fraction = 0;
+    else break;
+    if (fraction >= 0 && c !== 46) fraction++;
+  }
+  if (k < end || digits === 0 || m >= 2 ** 53 || fraction === 0 || fraction > 22) {
+    return Number(text.slice(start, end));
+  }
+  const v = fraction > 0 ? m / (POW10[fraction] as number) : m;
+  return negative ? -v : v;
+}
+
+/** The areas of a bucket, decoded for ranking. */
+export function decodeAreas(areas: readonly AreaTuple[]): RankArea[] {
+  return areas.map(([kind, , rings, members]) => ({
     kind: kind === 1 ? "boundary" : "county",
     geometry: decodeRings(rings),
     members,
   }));
-  return { psaps: json.p.map(tupleToPsap), nearest: json.n, areas };
 }
 
 export function parseManifest(text: string): IndexManifest | null {

@@ -4,8 +4,8 @@ import { latLngToCell } from "h3-js";
 import type { PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { LruCache } from "./cache.ts";
-import { bucketKey, decodeBucket, type IndexManifest, POINTER_KEY, parseManifest } from "./format.ts";
-import { type PreparedBucket, prepareBucket, rankPrepared } from "./prepared.ts";
+import { bucketKey, type IndexManifest, POINTER_KEY, parseManifest } from "./format.ts";
+import { type PreparedBucket, prepareBucketText, rankPrepared } from "./prepared.ts";
 import { borderToleranceKm } from "./rank.ts";
 
 export interface PsapQuery {
@@ -96,7 +96,7 @@ async function loadBucket(store: PsapIndexStore, key: string, cell: string): Pro
   if (pending) return pending;
   const read = (async () => {
     const text = await store.get(key, "text");
-    const pool = text === null ? null : prepareBucket(decodeBucket(text), cell);
+    const pool = text === null ? null : prepareBucketText(text, cell);
     buckets.set(key, pool, text?.length ?? 1);
     return pool;
   })();

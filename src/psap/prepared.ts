@@ -25,8 +25,9 @@ import { cellToLatLng } from "h3-js";
 import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { type AreaGeometry, isWithinArea } from "./area.ts";
+import { decodeAreas, decodeBucket, type PsapTuple, scanBucket, tupleToPsap } from "./format.ts";
 import { EARTH_RADIUS_KM, haversineKm, KM_PER_DEGREE } from "./geo.ts";
-import { type RankPool, rankPsaps, toRecord } from "./rank.ts";
+import { type RankArea, type RankPool, rankPsaps, toRecord } from "./rank.ts";
 import type { IndexedPsap } from "./types.ts";
 
 /** Absolute slack, km, on every distance bound (floating-point error is below 1e-10 km here). */
@@ -40,23 +41,24 @@ const BOX_SLACK_DEG = 1e-7;
 
 /** A static k-d tree over unit vectors; nodes in preorder (the left child follows its parent). */
 interface PointTree {
-  /** Pool indexes in tree order, and their unit vectors. */
+  /** Pool indexes in tree order. */
   index: Int32Array;
-  x: Float64Array;
-  y: Float64Array;
-  z: Float64Array;
-  /** Per node: first and end position in the arrays above, and the right child (-1: a leaf). */
-  lo: Int32Array;
-  hi: Int32Array;
-  right: Int32Array;
+  /** Per point, in tree order: x, y, z (unit vector), latitude, longitude. */
+  pts: Float64Array;
+  /** Per node: first and end point, and the right child (-1: a leaf). */
+  nodes: Int32Array;
   /** Per node: minX, maxX, minY, maxY, minZ, maxZ of its points. */
   box: Float64Array;
 }
+
+const STRIDE = 5;
 
 /** An area's members of one type, ascending by distance from the cell centre. */
 interface SortedMembers {
   index: Int32Array;
   centreKm: Float64Array;
+  /** Latitude, longitude per member, in the same order. */
+  pos: Float64Array;
 }
 
 interface PreparedArea {
@@ -67,9 +69,14 @@ interface PreparedArea {
 }
 
 export interface PreparedBucket {
-  pool: RankPool;
   centreLat: number;
   centreLon: number;
+  /** The id of the PSAP at a pool index (needed for ties only). */
+  id: (i: number) => string;
+  /** The PSAP at a pool index (built for the returned records only). */
+  psap: (i: number) => IndexedPsap;
+  /** The plain pool, for a fix the bounds do not cover (built on first use). */
+  pool: () => RankPool;
   /** Trees of the `nearest` candidates: [primaries, secondaries]. */
   trees: [PointTree | null, PointTree | null];
   areas: PreparedArea[];
@@ -82,10 +89,6 @@ export interface PreparedBucket {
   areasOf: Int32Array;
 }
 
-function typeOf(p: IndexedPsap): 0 | 1 {
-  return p.type === "primary" ? 0 : 1;
-}
-
 function unitVector(lat: number, lon: number): [number, number, number] {
   const la = lat * RAD;
   const lo = lon * RAD;
@@ -93,52 +96,54 @@ function unitVector(lat: number, lon: number): [number, number, number] {
   return [c * Math.cos(lo), c * Math.sin(lo), Math.sin(la)];
 }
 
-function buildTree(psaps: readonly IndexedPsap[], indexes: readonly number[]): PointTree | null {
+function buildTree(lat: Float64Array, lon: Float64Array, indexes: readonly number[]): PointTree | null {
   const n = indexes.length;
   if (n === 0) return null;
   const index = Int32Array.from(indexes);
-  const x = new Float64Array(n);
-  const y = new Float64Array(n);
-  const z = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const p = psaps[index[i] as number] as IndexedPsap;
-    const v = unitVector(p.latitude, p.longitude);
-    x[i] = v[0];
-    y[i] = v[1];
-    z[i] = v[2];
+  const pts = new Float64Array(STRIDE * n);
+  for (let k = 0; k < n; k++) {
+    const i = index[k] as number;
+    const la = lat[i] as number;
+    const lo = lon[i] as number;
+    // The same arithmetic as unitVector (the query's side).
+    const c = Math.cos(la * RAD);
+    const o = STRIDE * k;
+    pts[o] = c * Math.cos(lo * RAD);
+    pts[o + 1] = c * Math.sin(lo * RAD);
+    pts[o + 2] = Math.sin(la * RAD);
+    pts[o + 3] = la;
+    pts[o + 4] = lo;
   }
   const maxNodes = 2 * Math.ceil(n / (LEAF_SIZE / 2)) + 1;
-  const lo = new Int32Array(maxNodes);
-  const hi = new Int32Array(maxNodes);
-  const right = new Int32Array(maxNodes);
+  const nodes = new Int32Array(3 * maxNodes);
   const box = new Float64Array(6 * maxNodes);
-  const coords = [x, y, z] as const;
-  let nodes = 0;
+  let count = 0;
 
   const swap = (i: number, j: number) => {
     const t = index[i] as number;
     index[i] = index[j] as number;
     index[j] = t;
-    for (const a of coords) {
-      const v = a[i] as number;
-      a[i] = a[j] as number;
-      a[j] = v;
+    for (let c = 0; c < STRIDE; c++) {
+      const v = pts[STRIDE * i + c] as number;
+      pts[STRIDE * i + c] = pts[STRIDE * j + c] as number;
+      pts[STRIDE * j + c] = v;
     }
   };
-  // Quickselect: afterwards a[k] has its sorted-order value, smaller ones before, larger after.
-  const select = (a: Float64Array, left: number, rightEnd: number, k: number) => {
+  // Quickselect on coordinate `axis`: afterwards point k has its sorted-order value, smaller ones before.
+  const select = (axis: number, left: number, rightEnd: number, k: number) => {
+    const at = (i: number) => pts[STRIDE * i + axis] as number;
     let l = left;
     let r = rightEnd;
     while (r > l) {
       const m = (l + r) >> 1;
       // Median of three as the pivot, moved to r.
-      if ((a[m] as number) < (a[l] as number)) swap(m, l);
-      if ((a[r] as number) < (a[l] as number)) swap(r, l);
-      if ((a[m] as number) < (a[r] as number)) swap(m, r);
-      const pivot = a[r] as number;
+      if (at(m) < at(l)) swap(m, l);
+      if (at(r) < at(l)) swap(r, l);
+      if (at(m) < at(r)) swap(m, r);
+      const pivot = at(r);
       let store = l;
       for (let i = l; i < r; i++) {
-        if ((a[i] as number) < pivot) swap(i, store++);
+        if (at(i) < pivot) swap(i, store++);
       }
       swap(store, r);
       if (store === k) return;
@@ -148,101 +153,196 @@ function buildTree(psaps: readonly IndexedPsap[], indexes: readonly number[]): P
   };
 
   const build = (from: number, to: number): number => {
-    const node = nodes++;
-    lo[node] = from;
-    hi[node] = to;
-    let b = 6 * node;
-    for (const a of coords) {
+    const node = count++;
+    nodes[3 * node] = from;
+    nodes[3 * node + 1] = to;
+    const o = 6 * node;
+    for (let c = 0; c < 3; c++) {
       let min = Number.POSITIVE_INFINITY;
       let max = Number.NEGATIVE_INFINITY;
       for (let i = from; i < to; i++) {
-        const v = a[i] as number;
+        const v = pts[STRIDE * i + c] as number;
         if (v < min) min = v;
         if (v > max) max = v;
       }
-      box[b++] = min;
-      box[b++] = max;
+      box[o + 2 * c] = min;
+      box[o + 2 * c + 1] = max;
     }
     if (to - from <= LEAF_SIZE) {
-      right[node] = -1;
+      nodes[3 * node + 2] = -1;
       return node;
     }
-    const o = 6 * node;
     const ex = (box[o + 1] as number) - (box[o] as number);
     const ey = (box[o + 3] as number) - (box[o + 2] as number);
     const ez = (box[o + 5] as number) - (box[o + 4] as number);
-    const axis = ex >= ey && ex >= ez ? x : ey >= ez ? y : z;
+    const axis = ex >= ey && ex >= ez ? 0 : ey >= ez ? 1 : 2;
     const mid = (from + to) >> 1;
     select(axis, from, to - 1, mid);
     build(from, mid);
-    right[node] = build(mid, to);
+    nodes[3 * node + 2] = build(mid, to);
     return node;
   };
   build(0, n);
-  return { index, x, y, z, lo, hi, right, box };
+  return { index, pts, nodes, box };
 }
 
 function sortedMembers(
-  psaps: readonly IndexedPsap[],
   members: readonly number[],
-  lat: number,
-  lon: number,
+  lat: Float64Array,
+  lon: Float64Array,
+  cLat: number,
+  cLon: number,
 ): SortedMembers {
-  const list = members.map((i) => {
-    const p = psaps[i] as IndexedPsap;
-    return { i, km: haversineKm(lat, lon, p.latitude, p.longitude) };
+  const km = members.map((i) => haversineKm(cLat, cLon, lat[i] as number, lon[i] as number));
+  const order = members.map((_, k) => k).sort((a, b) => (km[a] as number) - (km[b] as number));
+  const pos = new Float64Array(2 * order.length);
+  order.forEach((k, j) => {
+    const i = members[k] as number;
+    pos[2 * j] = lat[i] as number;
+    pos[2 * j + 1] = lon[i] as number;
   });
-  list.sort((a, b) => a.km - b.km);
   return {
-    index: Int32Array.from(list, (e) => e.i),
-    centreKm: Float64Array.from(list, (e) => e.km),
+    index: Int32Array.from(order, (k) => members[k] as number),
+    centreKm: Float64Array.from(order, (k) => km[k] as number),
+    pos,
   };
 }
 
-/** Prepares a decoded bucket for `rankPrepared` (once, when it is cached). `cell` is the bucket's H3 cell. */
-export function prepareBucket(pool: RankPool, cell: string): PreparedBucket {
+interface PrepareInput {
+  count: number;
+  id: (i: number) => string;
+  lat: Float64Array;
+  lon: Float64Array;
+  /** 0 primary, 1 secondary. */
+  types: Uint8Array;
+  nearest: Iterable<number>;
+  areas: readonly RankArea[];
+  psap: (i: number) => IndexedPsap;
+  pool: () => RankPool;
+}
+
+function prepare(input: PrepareInput, cell: string): PreparedBucket {
   const [centreLat, centreLon] = cellToLatLng(cell);
-  const psaps = pool.psaps;
-  const valid = (i: number) => Number.isInteger(i) && i >= 0 && i < psaps.length;
-  const dedupe = (list: Iterable<number>) => [...new Set(list)].filter(valid);
+  const { count, lat, lon, types } = input;
+  // Each valid index once per list (a well-formed bucket has no repeats; this is cheap insurance).
+  const seen = new Uint32Array(count);
+  let list = 0;
+  const dedupe = (from: Iterable<number>): number[] => {
+    list++;
+    const out: number[] = [];
+    for (const i of from) {
+      if (Number.isInteger(i) && i >= 0 && i < count && seen[i] !== list) {
+        seen[i] = list;
+        out.push(i);
+      }
+    }
+    return out;
+  };
 
-  const nearest = dedupe(pool.nearest ?? psaps.keys());
   const byType: [number[], number[]] = [[], []];
-  for (const i of nearest) byType[typeOf(psaps[i] as IndexedPsap)].push(i);
+  for (const i of dedupe(input.nearest)) byType[types[i] === 0 ? 0 : 1].push(i);
 
-  const memberLists: number[][] = psaps.map(() => []);
-  const areas: PreparedArea[] = pool.areas.map((a, k) => {
+  // Areas of each member, as CSR arrays: counted first, then filled.
+  const areaStart = new Int32Array(count + 1);
+  const areaMembers = input.areas.map((a) => dedupe(a.members));
+  for (const members of areaMembers) {
+    for (const i of members) areaStart[i + 1] = (areaStart[i + 1] as number) + 1;
+  }
+  for (let i = 0; i < count; i++) areaStart[i + 1] = (areaStart[i + 1] as number) + (areaStart[i] as number);
+  const areasOf = new Int32Array(areaStart[count] as number);
+  const fill = areaStart.slice(0, count);
+  const areas: PreparedArea[] = input.areas.map((a, k) => {
     const split: [number[], number[]] = [[], []];
-    for (const i of dedupe(a.members)) {
-      split[typeOf(psaps[i] as IndexedPsap)].push(i);
-      (memberLists[i] as number[]).push(k);
+    for (const i of areaMembers[k] as number[]) {
+      split[types[i] === 0 ? 0 : 1].push(i);
+      areasOf[(fill[i] as number)++] = k;
     }
     return {
       boundary: a.kind === "boundary",
       geometry: a.geometry,
       members: [
-        sortedMembers(psaps, split[0], centreLat, centreLon),
-        sortedMembers(psaps, split[1], centreLat, centreLon),
+        sortedMembers(split[0], lat, lon, centreLat, centreLon),
+        sortedMembers(split[1], lat, lon, centreLat, centreLon),
       ],
     };
   });
-  const areaStart = new Int32Array(psaps.length + 1);
-  memberLists.forEach((l, i) => {
-    areaStart[i + 1] = (areaStart[i] as number) + l.length;
-  });
-
   return {
-    pool,
     centreLat,
     centreLon,
-    trees: [buildTree(psaps, byType[0]), buildTree(psaps, byType[1])],
+    id: input.id,
+    psap: input.psap,
+    pool: input.pool,
+    trees: [buildTree(lat, lon, byType[0]), buildTree(lat, lon, byType[1])],
     areas,
     areaMinLat: Float64Array.from(areas, (a) => a.geometry.minLat),
     areaMaxLat: Float64Array.from(areas, (a) => a.geometry.maxLat),
     areaStamp: new Float64Array(areas.length),
     areaStart,
-    areasOf: Int32Array.from(memberLists.flat()),
+    areasOf,
   };
+}
+
+/** Prepares a decoded pool for `rankPrepared`. `cell` is the bucket's H3 cell. */
+export function prepareBucket(pool: RankPool, cell: string): PreparedBucket {
+  const psaps = pool.psaps;
+  return prepare(
+    {
+      count: psaps.length,
+      id: (i) => (psaps[i] as IndexedPsap).id,
+      lat: Float64Array.from(psaps, (p) => p.latitude),
+      lon: Float64Array.from(psaps, (p) => p.longitude),
+      types: Uint8Array.from(psaps, (p) => (p.type === "primary" ? 0 : 1)),
+      nearest: pool.nearest ?? psaps.keys(),
+      areas: pool.areas,
+      psap: (i) => psaps[i] as IndexedPsap,
+      pool: () => pool,
+    },
+    cell,
+  );
+}
+
+/** Memoises a per-index value (ids and records are read from the text only when needed). */
+function lazy<T>(count: number, read: (i: number) => T): (i: number) => T {
+  const seen: (T | undefined)[] = new Array(count);
+  return (i) => {
+    let v = seen[i];
+    if (v === undefined) {
+      v = read(i);
+      seen[i] = v;
+    }
+    return v;
+  };
+}
+
+/**
+ * Parses and prepares a bucket as the lookup caches it. The PSAP tuples are located in the text,
+ * not parsed (`scanBucket`): a tuple is parsed only for an id in a tie or a returned record, so a
+ * cold lookup allocates little (and the hot one after it finds the CPU caches less disturbed).
+ */
+export function prepareBucketText(text: string, cell: string): PreparedBucket {
+  const scanned = scanBucket(text);
+  if (!scanned) return prepareBucket(decodeBucket(text), cell);
+  const { tupleStart, tupleEnd } = scanned;
+  const tuple = (i: number) =>
+    JSON.parse(text.slice(tupleStart[i] as number, tupleEnd[i] as number)) as PsapTuple;
+  let pool: RankPool | undefined;
+  return prepare(
+    {
+      count: scanned.count,
+      id: lazy(scanned.count, (i) => tuple(i)[0]),
+      lat: scanned.latitude,
+      lon: scanned.longitude,
+      types: scanned.type,
+      nearest: scanned.nearest,
+      areas: decodeAreas(scanned.areas),
+      psap: lazy(scanned.count, (i) => tupleToPsap(tuple(i))),
+      pool: () => {
+        pool ??= decodeBucket(text);
+        return pool;
+      },
+    },
+    cell,
+  );
 }
 
 // Per-query scratch (a ranking runs synchronously, so one set serves every call).
@@ -260,7 +360,6 @@ let kept = 0;
 let bound2 = 0;
 const keptIndex: number[] = [];
 const keptKm: number[] = [];
-const keptPsap: IndexedPsap[] = [];
 
 /** Squared chord (unit sphere) of a great-circle distance, capped at the antipode. */
 function chord2(km: number): number {
@@ -285,30 +384,29 @@ function isMatched(i: number): boolean {
   return false;
 }
 
-/** Offers candidate i; keeps the best `need` by (distance, id), each PSAP once. */
-function offer(i: number): void {
-  const p = bucket.pool.psaps[i] as IndexedPsap;
-  const km = haversineKm(qLat, qLon, p.latitude, p.longitude);
+/** Offers candidate i at (pLat, pLon); keeps the best `need` by (distance, id), each PSAP once. */
+function offer(i: number, pLat: number, pLon: number): void {
+  // The very call rankPsaps makes: haversineKm(fix, PSAP), with the same doubles.
+  const km = haversineKm(qLat, qLon, pLat, pLon);
   if (km > maxKm) return;
   let at = kept;
   if (kept === need) {
     const worst = keptKm[kept - 1] as number;
-    if (km > worst || (km === worst && !(p.id < (keptPsap[kept - 1] as IndexedPsap).id))) return;
+    if (km > worst) return;
+    if (km === worst && !(bucket.id(i) < bucket.id(keptIndex[kept - 1] as number))) return;
     at = kept - 1;
   }
   for (let k = 0; k < kept; k++) if (keptIndex[k] === i) return;
   // Insertion: shift worse ones up (the last one drops out when full).
   while (at > 0) {
     const km2 = keptKm[at - 1] as number;
-    if (km2 < km || (km2 === km && (keptPsap[at - 1] as IndexedPsap).id < p.id)) break;
+    if (km2 < km || (km2 === km && bucket.id(keptIndex[at - 1] as number) < bucket.id(i))) break;
     keptIndex[at] = keptIndex[at - 1] as number;
     keptKm[at] = km2;
-    keptPsap[at] = keptPsap[at - 1] as IndexedPsap;
     at--;
   }
   keptIndex[at] = i;
   keptKm[at] = km;
-  keptPsap[at] = p;
   if (kept < need) kept++;
   if (kept === need) bound2 = chord2(boundKm() + SLACK_KM);
 }
@@ -339,16 +437,19 @@ function boxDistance2(box: Float64Array, node: number): number {
 
 /** Depth first, nearer child first; `excludeMatched` for the nearest group. */
 function searchTree(t: PointTree, node: number, excludeMatched: boolean): void {
-  const right = t.right[node] as number;
+  const nodes = t.nodes;
+  const right = nodes[3 * node + 2] as number;
   if (right < 0) {
-    for (let k = t.lo[node] as number, end = t.hi[node] as number; k < end; k++) {
-      const dx = (t.x[k] as number) - qx;
-      const dy = (t.y[k] as number) - qy;
-      const dz = (t.z[k] as number) - qz;
+    const pts = t.pts;
+    for (let k = nodes[3 * node] as number, end = nodes[3 * node + 1] as number; k < end; k++) {
+      const o = STRIDE * k;
+      const dx = (pts[o] as number) - qx;
+      const dy = (pts[o + 1] as number) - qy;
+      const dz = (pts[o + 2] as number) - qz;
       if (dx * dx + dy * dy + dz * dz > bound2) continue;
       const i = t.index[k] as number;
       if (excludeMatched && isMatched(i)) continue;
-      offer(i);
+      offer(i, pts[o + 3] as number, pts[o + 4] as number);
     }
     return;
   }
@@ -366,13 +467,13 @@ function searchTree(t: PointTree, node: number, excludeMatched: boolean): void {
 
 /** Scans one area's members by distance from the centre, within the annulus that can still count. */
 function scanMembers(list: SortedMembers, delta: number): void {
-  const { index, centreKm } = list;
+  const { index, centreKm, pos } = list;
   for (let k = 0; k < index.length; k++) {
     const dc = centreKm[k] as number;
     const limit = boundKm() + SLACK_KM;
     if (dc - delta > limit) break;
     if (delta - dc > limit) continue;
-    offer(index[k] as number);
+    offer(index[k] as number, pos[2 * k] as number, pos[2 * k + 1] as number);
   }
 }
 
@@ -383,7 +484,7 @@ function startGroup(n: number): void {
 }
 
 /**
- * `rankPsaps(prepared.pool, ...)`, record for record: area matches first, then the nearest
+ * `rankPsaps` over the bucket's pool, record for record: area matches first, then the nearest
  * others; within each group primaries, then distance, then id; nothing beyond `maxDistanceKm`.
  */
 export function rankPrepared(
@@ -396,7 +497,8 @@ export function rankPrepared(
 ): PsapRecord[] {
   if (limit <= 0) return [];
   const delta = haversineKm(lat, lon, prepared.centreLat, prepared.centreLon);
-  if (!(delta <= MAX_DELTA_KM)) return rankPsaps(prepared.pool, lat, lon, toleranceKm, limit, maxDistanceKm);
+  if (!(delta <= MAX_DELTA_KM))
+    return rankPsaps(prepared.pool(), lat, lon, toleranceKm, limit, maxDistanceKm);
   bucket = prepared;
   stamp++;
   qLat = lat;
@@ -429,7 +531,7 @@ export function rankPrepared(
           if (prepared.areaStamp[a] === stamp && (areas[a] as PreparedArea).boundary) m = "boundary";
         }
       }
-      out.push(toRecord(keptPsap[k] as IndexedPsap, keptKm[k] as number, m));
+      out.push(toRecord(prepared.psap(i), keptKm[k] as number, m));
     }
   };
   // The matched group: its primaries, then (if short) its secondaries.
@@ -450,6 +552,5 @@ export function rankPrepared(
     if (boxDistance2(tree.box, 0) <= bound2) searchTree(tree, 0, matched.length > 0);
     take("nearest");
   }
-  keptPsap.length = 0;
   return out;
 }

@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { cellToBoundary, cellToLatLng, latLngToCell } from "h3-js";
 import { beforeEach, describe, expect, it } from "vitest";
 import type { Ring } from "../../src/psap/area.ts";
-import { decodeBucket } from "../../src/psap/format.ts";
+import { decodeBucket, jsonNumber, scanBucket } from "../../src/psap/format.ts";
 import {
   bruteForceLookup,
   buildIndex,
@@ -400,5 +400,95 @@ describe("prepared buckets", () => {
       }
     }
     expect(compared).toBeGreaterThan(100);
+  });
+});
+
+describe("reading a bucket without parsing its PSAPs", () => {
+  it("finds every tuple, coordinate and type as JSON.parse does, whatever the strings hold", () => {
+    const names = [
+      'Quote " inside',
+      "Back\\slash \\",
+      "Brackets ] [ and , commas",
+      "Ünïcödé ☎ 𝄞",
+      "",
+      "null",
+    ];
+    const psaps = clustered(17, [{ lat: -33.9, lon: 151.2, spread: 0.5, count: 300 }]).map((p, i) => ({
+      ...p,
+      id: i % 7 === 0 ? `id "${i}" \\ ]` : p.id,
+      name: names[i % names.length] as string,
+      county: i % 3 === 0 ? null : `County, ${i}`,
+      phone: i % 2 === 0 ? null : "+12025550100",
+      latitude: i % 11 === 0 ? Math.round(p.latitude) : p.latitude,
+      longitude: i % 13 === 0 ? -0 : p.longitude,
+    }));
+    const built = buildIndex(
+      {
+        dataVersion: "scan",
+        psaps,
+        areas: [
+          {
+            id: "a",
+            kind: "boundary",
+            rings: [square(-33.9, 151.2, 0.1, 0.1)],
+            psapIds: [psaps[0]?.id ?? ""],
+          },
+        ],
+      },
+      { resolution: 3 },
+    );
+    expect(built.buckets.size).toBeGreaterThan(0);
+    for (const text of built.buckets.values()) {
+      const json = JSON.parse(text) as { p: unknown[][]; n: number[]; a: unknown[] };
+      const scanned = scanBucket(text);
+      expect(scanned).not.toBeNull();
+      if (!scanned) continue;
+      expect(scanned.count).toBe(json.p.length);
+      json.p.forEach((t, i) => {
+        expect(Object.is(scanned.latitude[i], t[7])).toBe(true);
+        expect(Object.is(scanned.longitude[i], t[8])).toBe(true);
+        expect(scanned.type[i]).toBe(t[2]);
+        expect(JSON.parse(text.slice(scanned.tupleStart[i], scanned.tupleEnd[i]))).toEqual(t);
+      });
+      expect(scanned.nearest).toEqual(json.n);
+      expect(scanned.areas).toEqual(json.a);
+    }
+    // Anything not in the builder's exact layout is left to JSON.parse.
+    expect(scanBucket('{ "p": [], "n": [], "a": [] }')).toBeNull();
+    expect(scanBucket('{"p":[],"n":[],"a":[],"x":1}')).toBeNull();
+    expect(scanBucket('{"p":[["1","n",2,"s",null,null,null,1,2,1]],"n":[],"a":[]}')).toBeNull();
+    expect(scanBucket('{"p":[],"n":[],"a":[]}')).toMatchObject({ count: 0 });
+  });
+
+  it("reads numbers exactly as JSON.parse", () => {
+    const same = (s: string): void => {
+      expect([s, jsonNumber(s, 0, s.length)]).toEqual([s, JSON.parse(s)]);
+      expect(Object.is(jsonNumber(s, 0, s.length), JSON.parse(s))).toBe(true);
+    };
+    for (const s of [
+      "0",
+      "-0",
+      "1e-7",
+      "-1.5E+3",
+      "9007199254740991",
+      "9007199254740993",
+      "0.1",
+      "123.456",
+    ]) {
+      same(s);
+    }
+    same("12345678901234567890.123");
+    same("0.00000000000000000000012345");
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => same(JSON.stringify(x))),
+      { numRuns: 20_000 },
+    );
+    fc.assert(
+      fc.property(fc.double({ min: -180, max: 180, noNaN: true }), fc.integer({ min: 0, max: 17 }), (x, d) =>
+        same(x.toFixed(d)),
+      ),
+      { numRuns: 20_000 },
+    );
+    expect(jsonNumber("1.2.3", 0, 5)).toBeNaN();
   });
 });
