@@ -127,13 +127,13 @@ export function decodeBucket(text: string): RankPool {
 /** A bucket's PSAP tuples located in its text, without parsing them (see `scanBucket`). */
 export interface ScannedBucket {
   count: number;
-  latitude: Float64Array;
-  longitude: Float64Array;
+  latitude: number[];
+  longitude: number[];
   /** 0 primary, 1 secondary. */
-  type: Uint8Array;
+  type: number[];
   /** Where each tuple's text starts and ends (JSON.parse of that slice gives the tuple). */
-  tupleStart: Int32Array;
-  tupleEnd: Int32Array;
+  tupleStart: number[];
+  tupleEnd: number[];
   /** The rest of the bucket, parsed. */
   nearest: number[];
   areas: AreaTuple[];
@@ -156,13 +156,12 @@ const N_HEAD = ',"n":';
 export function scanBucket(text: string): ScannedBucket | null {
   if (!text.startsWith(P_HEAD)) return null;
   const len = text.length;
-  // A tuple takes at least 30 characters: room for every one without growing.
-  const room = Math.ceil(len / 30) + 1;
-  const lat = new Float64Array(room);
-  const lon = new Float64Array(room);
-  const type = new Uint8Array(room);
-  const starts = new Int32Array(room);
-  const ends = new Int32Array(room);
+  // Plain arrays (on the JS heap): large typed arrays per cold read would add GC pressure.
+  const lat: number[] = [];
+  const lon: number[] = [];
+  const type: number[] = [];
+  const starts: number[] = [];
+  const ends: number[] = [];
   let count = 0;
   let i = P_HEAD.length;
   const valueEnd = (from: number): number => {
@@ -188,7 +187,7 @@ export function scanBucket(text: string): ScannedBucket | null {
   if (text.charCodeAt(i) === CLOSE) i++;
   else {
     for (;;) {
-      if (text.charCodeAt(i) !== OPEN || count >= room) return null;
+      if (text.charCodeAt(i) !== OPEN) return null;
       const start = i;
       i++;
       let field = 0;
@@ -211,11 +210,11 @@ export function scanBucket(text: string): ScannedBucket | null {
         if (c !== COMMA) return null;
       }
       if (field !== 10 || t < 0 || !Number.isFinite(la) || !Number.isFinite(lo)) return null;
-      lat[count] = la;
-      lon[count] = lo;
-      type[count] = t;
-      starts[count] = start;
-      ends[count] = i;
+      lat.push(la);
+      lon.push(lo);
+      type.push(t);
+      starts.push(start);
+      ends.push(i);
       count++;
       const c = text.charCodeAt(i);
       i++;
@@ -229,11 +228,11 @@ export function scanBucket(text: string): ScannedBucket | null {
     return null;
   return {
     count,
-    latitude: lat.slice(0, count),
-    longitude: lon.slice(0, count),
-    type: type.slice(0, count),
-    tupleStart: starts.slice(0, count),
-    tupleEnd: ends.slice(0, count),
+    latitude: lat,
+    longitude: lon,
+    type,
+    tupleStart: starts,
+    tupleEnd: ends,
     nearest: rest.n,
     areas: rest.a,
   };

@@ -129,11 +129,18 @@ export async function lookupPsaps(
   options: { limit?: number } = {},
 ): Promise<PsapLookupResult> {
   if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
-  const manifest = await currentManifest(store);
+  // The hot path awaits nothing: a cached pointer and a cached bucket are used as they are.
+  const cachedPointer = pointers.get(store);
+  const manifest =
+    cachedPointer && cachedPointer.expiresAt > Date.now()
+      ? cachedPointer.manifest
+      : await currentManifest(store);
   const wanted = options.limit ?? PSAP_LIMITS.maxResults;
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const cell = latLngToCell(query.latitude, query.longitude, manifest.resolution);
-  const pool = await loadBucket(store, bucketKey(manifest.version, cell), cell);
+  const key = bucketKey(manifest.version, cell);
+  const hit = buckets.get(key);
+  const pool = hit !== undefined ? hit : await loadBucket(store, key, cell);
   const psaps = pool
     ? rankPrepared(pool, query.latitude, query.longitude, borderToleranceKm(query.accuracy), limit)
     : [];

@@ -96,7 +96,11 @@ function unitVector(lat: number, lon: number): [number, number, number] {
   return [c * Math.cos(lo), c * Math.sin(lo), Math.sin(la)];
 }
 
-function buildTree(lat: Float64Array, lon: Float64Array, indexes: readonly number[]): PointTree | null {
+function buildTree(
+  lat: ArrayLike<number>,
+  lon: ArrayLike<number>,
+  indexes: readonly number[],
+): PointTree | null {
   const n = indexes.length;
   if (n === 0) return null;
   const index = Int32Array.from(indexes);
@@ -188,8 +192,8 @@ function buildTree(lat: Float64Array, lon: Float64Array, indexes: readonly numbe
 
 function sortedMembers(
   members: readonly number[],
-  lat: Float64Array,
-  lon: Float64Array,
+  lat: ArrayLike<number>,
+  lon: ArrayLike<number>,
   cLat: number,
   cLon: number,
 ): SortedMembers {
@@ -211,10 +215,10 @@ function sortedMembers(
 interface PrepareInput {
   count: number;
   id: (i: number) => string;
-  lat: Float64Array;
-  lon: Float64Array;
+  lat: ArrayLike<number>;
+  lon: ArrayLike<number>;
   /** 0 primary, 1 secondary. */
-  types: Uint8Array;
+  types: ArrayLike<number>;
   nearest: Iterable<number>;
   areas: readonly RankArea[];
   psap: (i: number) => IndexedPsap;
@@ -301,14 +305,14 @@ export function prepareBucket(pool: RankPool, cell: string): PreparedBucket {
   );
 }
 
-/** Memoises a per-index value (ids and records are read from the text only when needed). */
-function lazy<T>(count: number, read: (i: number) => T): (i: number) => T {
-  const seen: (T | undefined)[] = new Array(count);
+/** Memoises a per-index value (ids and records are read from the text only when needed; few are). */
+function lazy<T>(read: (i: number) => T): (i: number) => T {
+  const seen = new Map<number, T>();
   return (i) => {
-    let v = seen[i];
+    let v = seen.get(i);
     if (v === undefined) {
       v = read(i);
-      seen[i] = v;
+      seen.set(i, v);
     }
     return v;
   };
@@ -329,13 +333,13 @@ export function prepareBucketText(text: string, cell: string): PreparedBucket {
   return prepare(
     {
       count: scanned.count,
-      id: lazy(scanned.count, (i) => tuple(i)[0]),
+      id: lazy((i) => tuple(i)[0]),
       lat: scanned.latitude,
       lon: scanned.longitude,
       types: scanned.type,
       nearest: scanned.nearest,
       areas: decodeAreas(scanned.areas),
-      psap: lazy(scanned.count, (i) => tupleToPsap(tuple(i))),
+      psap: lazy((i) => tupleToPsap(tuple(i))),
       pool: () => {
         pool ??= decodeBucket(text);
         return pool;
