@@ -1,11 +1,14 @@
 // The lookup's ranking over one bucket: the same answer as `rankPsaps` (SPEC section 4), record for
 // record and bit for bit, but without a haversine for every candidate of a dense bucket.
 //
-// A bucket is prepared once, when it is decoded and cached (the KV format is unchanged):
+// A bucket is prepared once, when it is read and cached (the KV format is unchanged):
+// - its text is scanned, not parsed in full (format.ts `scanBucket`): coordinates and types are
+//   read in place, a PSAP tuple is parsed only for an id in a tie or a returned record;
 // - the `nearest` candidates of each type go into a small k-d tree over their unit vectors in
 //   3-D (chord length is monotone in great-circle distance, and a box gives a lower bound on it);
 // - each area's members, by type, are sorted by their distance to the cell centre c;
-// - each area's bounding box goes into flat arrays, for a cheap first rejection.
+// - each area's latitude range goes into flat arrays, for a cheap first rejection before the
+//   exact `isWithinArea` (which decides, as in `rankPsaps`).
 //
 // Exactness. Every decision that `rankPsaps` makes on a candidate (within maxDistance, its rank
 // by type, distance and id) is made here with the very same `haversineKm(lat, lon, p.lat, p.lon)`
