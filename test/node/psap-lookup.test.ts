@@ -18,26 +18,7 @@ import {
   resetPsapLookupCache,
   type ServiceAreaInput,
 } from "../../src/psap/index.ts";
-
-function psap(
-  id: string,
-  latitude: number,
-  longitude: number,
-  type: IndexedPsap["type"] = "primary",
-): IndexedPsap {
-  return {
-    id,
-    name: `PSAP ${id}`,
-    type,
-    state: "ZZ",
-    county: null,
-    city: null,
-    phone: null,
-    latitude,
-    longitude,
-    location_precision: "city",
-  };
-}
+import { psap } from "../support/psap-fixtures.ts";
 
 /** A star-shaped polygon around a centre (radius in degrees of latitude), possibly crossing the antimeridian. */
 function starRing(lat: number, lon: number, radii: readonly number[]): Ring {

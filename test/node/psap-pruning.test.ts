@@ -20,26 +20,7 @@ import {
 } from "../../src/psap/index.ts";
 import { prepareBucket, rankPrepared } from "../../src/psap/prepared.ts";
 import { borderToleranceKm, rankPsaps } from "../../src/psap/rank.ts";
-
-function psap(
-  id: string,
-  latitude: number,
-  longitude: number,
-  type: IndexedPsap["type"] = "primary",
-): IndexedPsap {
-  return {
-    id,
-    name: `PSAP ${id}`,
-    type,
-    state: "ZZ",
-    county: null,
-    city: null,
-    phone: null,
-    latitude,
-    longitude,
-    location_precision: "city",
-  };
-}
+import { psap } from "../support/psap-fixtures.ts";
 
 const wrapLon = (lon: number) => ((((lon + 180) % 360) + 360) % 360) - 180;
 const clampLat = (lat: number) => Math.max(-90, Math.min(90, lat));

@@ -1,0 +1,22 @@
+// Test PSAPs: a minimal indexed record at a point, for lookup and ranking tests.
+import type { IndexedPsap } from "../../src/psap/index.ts";
+
+export function psap(
+  id: string,
+  latitude: number,
+  longitude: number,
+  type: IndexedPsap["type"] = "primary",
+): IndexedPsap {
+  return {
+    id,
+    name: `PSAP ${id}`,
+    type,
+    state: "ZZ",
+    county: null,
+    city: null,
+    phone: null,
+    latitude,
+    longitude,
+    location_precision: "city",
+  };
+}
