@@ -30,17 +30,14 @@ async function main(userArgs: string[]): Promise<number> {
   const started = Date.now();
   const flags = readDevFlags(userArgs);
   const secrets = await prepareDevVars();
-  // D1 and KV live in separate local stores: the PSAP import runs beside the database steps.
-  // Both run to the end before a failure is reported, so no child is left running behind us.
-  const steps = await Promise.allSettled([
-    loadDemoPsapData(flags.persistTo),
-    prepareLocalDatabase(
-      root,
-      { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY },
-      flags.sharedFlags,
-    ),
-  ]);
-  for (const step of steps) if (step.status === "rejected") throw step.reason;
+  // One after the other: each step runs wrangler's local runtime on the same state directory, and two
+  // at once proved flaky (the demo PSAP data was sometimes missing afterwards).
+  await prepareLocalDatabase(
+    root,
+    { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY },
+    flags.sharedFlags,
+  );
+  await loadDemoPsapData(flags.persistTo);
   await buildSdkIfMissing();
 
   const host = listenHost(flags);

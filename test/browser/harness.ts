@@ -82,6 +82,10 @@ export async function startService(): Promise<Service> {
   try {
     const apiBase = `http://127.0.0.1:${port}`;
     await waitUntilReady(`${apiBase}/.well-known/jwks.json`, child, log);
+    // Without PSAP data every lookup fails later with a vague timeout: say so now, with the log.
+    if (server.output().includes("loading the demo PSAP data failed")) {
+      throw new Error(`npm run dev could not load the demo PSAP data:\n${log()}`);
+    }
     const vars = readDevVars();
     let platformId = vars.DEMO_PLATFORM_ID ?? "";
     let apiKey = vars.DEMO_API_KEY ?? "";
