@@ -1,6 +1,5 @@
 // Merges the inputs into one data set: registry rows, their geocodes, operator overrides,
 // placement of the rest, county matching and boundary polygons.
-import type { LocationPrecision } from "../../sdk/src/protocol.ts";
 import type { IndexedPsap, PsapDataset, ServiceAreaInput } from "../../src/psap/types.ts";
 import { type County, CountyMatcher } from "./counties.ts";
 import type { Gazetteer } from "./gazetteer.ts";
@@ -37,19 +36,11 @@ export interface MergeInputs {
   dataVersion: string;
 }
 
-interface Draft {
-  id: string;
-  name: string;
-  type: "primary" | "secondary";
-  state: string;
-  county: string | null;
-  city: string | null;
-  phone: string | null;
-  latitude?: number;
-  longitude?: number;
-  location_precision?: LocationPrecision;
-  placedBy?: PlacementMethod;
-}
+/** A PSAP being merged: its position may still be unknown until it is placed. */
+type Draft = Omit<IndexedPsap, "latitude" | "longitude" | "location_precision"> &
+  Partial<Pick<IndexedPsap, "latitude" | "longitude" | "location_precision">> & {
+    placedBy?: PlacementMethod;
+  };
 
 export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary: MergeSummary } {
   const drafts = new Map<string, Draft>();
