@@ -53,6 +53,9 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       county: r.county || null,
       city: r.city || null,
       phone: null,
+      phone_kind: null,
+      jurisdiction: "county",
+      handled_by: null,
     });
   }
   // The 2017 export only places PSAPs the current registry lists.
@@ -83,7 +86,18 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
         unplaced.push({ id: p.id, reason: `project row line ${p.line}: a new PSAP needs name and state` });
         continue;
       }
-      d = { id: p.id, name: p.name, type: "primary", state: p.state, county: null, city: null, phone: null };
+      d = {
+        id: p.id,
+        name: p.name,
+        type: "primary",
+        state: p.state,
+        county: null,
+        city: null,
+        phone: null,
+        phone_kind: null,
+        jurisdiction: "county",
+        handled_by: null,
+      };
       drafts.set(p.id, d);
     }
     if (p.name !== undefined) d.name = p.name;
@@ -91,7 +105,10 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (p.state !== undefined) d.state = p.state;
     if (p.county !== undefined) d.county = p.county;
     if (p.city !== undefined) d.city = p.city;
-    if (p.phone !== undefined) d.phone = p.phone;
+    if (p.phone !== undefined) {
+      d.phone = p.phone;
+      d.phone_kind = p.phone === null ? null : "administrative";
+    }
     if (p.latitude !== undefined && p.longitude !== undefined) {
       d.latitude = p.latitude;
       d.longitude = p.longitude;
@@ -152,6 +169,9 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       county: d.county,
       city: d.city,
       phone: d.phone,
+      phone_kind: d.phone_kind,
+      jurisdiction: d.jurisdiction,
+      handled_by: d.handled_by,
       latitude: d.latitude,
       longitude: d.longitude,
       location_precision: d.location_precision ?? "city",

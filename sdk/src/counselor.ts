@@ -5,7 +5,7 @@ import { SdkError } from "./core/errors.ts";
 import { decodeClaims } from "./core/jwt.ts";
 import { sessionsPath } from "./core/urls.ts";
 import type {
-  LocationUnavailableReason,
+  CounselorUnavailableReason,
   PsapResultsMessage,
   ReportedLocation,
   ServerMessage,
@@ -35,7 +35,7 @@ export interface CounselorSDKOptions extends ClientOptions {
   sessionToken?: string;
   onPSAPResults?: (results: CounselorPsapResults) => void;
   /** No fix is coming from the patient: `permission_denied`, `position_unavailable` or `timeout`. */
-  onLocationUnavailable?: (reason: LocationUnavailableReason) => void;
+  onLocationUnavailable?: (reason: CounselorUnavailableReason) => void;
 }
 
 export interface StartSessionInput {

@@ -10,11 +10,20 @@ export type SessionState = "active" | "sos" | "ended" | "expired";
 /** Why the patient cannot give a fix (mirrors the browser's GeolocationPositionError codes), or the 30 s clock. */
 export type LocationUnavailableReason = "permission_denied" | "position_unavailable" | "timeout";
 
+/** What a counselor is told when no result is coming: the patient's reason, or our PSAP lookup failed. */
+export type CounselorUnavailableReason = LocationUnavailableReason | "lookup_failed";
+
 /** Why a session stopped. */
 export type SessionEndReason = "ended" | "expired";
 
-/** Why a PSAP record was chosen. */
-export type PsapMatch = "boundary" | "county" | "nearest";
+/** Why a PSAP record was chosen (SPEC section 4): operator boundary, city limits, county, or distance alone. */
+export type PsapMatch = "boundary" | "city" | "county" | "nearest";
+
+/** What a PSAP serves: one city or town, a county, several of them, a whole state, or a special site. */
+export type PsapJurisdiction = "municipal" | "county" | "regional" | "state" | "special";
+
+/** `emergency`: a 10-digit line that rings the 911 floor; `administrative`: the centre's business line. */
+export type PhoneKind = "emergency" | "administrative";
 
 /** What a PSAP's coordinates stand for. */
 export type LocationPrecision = "building" | "city" | "county";
@@ -27,8 +36,12 @@ export interface PsapRecord {
   state: string;
   county: string | null;
   city: string | null;
-  /** E.164 admin line, or null when the data has none. */
+  /** E.164, or null when no number is on file. */
   phone: string | null;
+  phone_kind: PhoneKind | null;
+  jurisdiction: PsapJurisdiction;
+  /** A secondary's primary (FCC id), from the registry; else null. */
+  handled_by: string | null;
   latitude: number;
   longitude: number;
   location_precision: LocationPrecision;
@@ -39,6 +52,27 @@ export interface PsapRecord {
 
 /** Why `psaps` is empty. */
 export type PsapEmptyReason = "outside_coverage";
+
+/**
+ * Where the fix is, in a dispatcher's words. `country` is ISO 3166-1 alpha-2 (US territories count
+ * as "US" with their own `state` code); outside the US only `country` is set; null where none applies.
+ */
+export interface PsapArea {
+  country: string | null;
+  state: string | null;
+  county: string | null;
+  place: string | null;
+  /** `city`: an incorporated place (city, town, village, borough); `community`: census-designated, unincorporated. */
+  place_kind: "city" | "community" | null;
+}
+
+export type EmergencyService = "all" | "police" | "ambulance" | "fire" | "crisis";
+
+/** What the patient (or someone with them) can dial where they are; the first number is the one to dial first. */
+export interface EmergencyNumbers {
+  country: string | null;
+  numbers: { number: string; service: EmergencyService }[];
+}
 
 /** The patient's fix as the counselor sees it (never sent to the patient, never logged). */
 export interface ReportedLocation {
@@ -66,6 +100,8 @@ export type LocationSubmission = LocationFix | LocationUnavailableReport;
 export interface PsapResultsBody {
   result_id: string;
   psaps: PsapRecord[];
+  area: PsapArea;
+  emergency: EmergencyNumbers;
   computed_at: string;
   data_version: string;
   reason?: PsapEmptyReason;
@@ -80,6 +116,8 @@ export interface SessionStateMessage {
   role: Role;
   state: SessionState;
   expires_at: string;
+  /** Counselors only: the address the platform has on file for this visit (or null). Never sent to a patient. */
+  patient_address?: string | null;
 }
 
 export interface LocationRequestMessage {
@@ -88,17 +126,20 @@ export interface LocationRequestMessage {
   requested_at: string;
 }
 
-/** The patient's copy has no `location` field at all. */
+/** The patient's copy has no `location` and no `patient_address` field at all. */
 export interface PsapResultsMessage extends PsapResultsBody {
   type: "psap_results";
   session_id: string;
   location?: ReportedLocation;
+  patient_address?: string | null;
 }
 
+/** Counselors only. */
 export interface LocationUnavailableMessage {
   type: "location_unavailable";
   session_id: string;
-  reason: LocationUnavailableReason;
+  reason: CounselorUnavailableReason;
+  patient_address: string | null;
 }
 
 export interface SessionEndedMessage {
@@ -138,6 +179,8 @@ export interface SessionCreateRequest {
   counselor_id: string;
   patient_id: string;
   expires_in_minutes?: number;
+  /** The address the platform has on file for this visit: shown to counselors only, erased at the end. */
+  patient_address?: string;
 }
 
 export interface SessionCreateResponse {

@@ -4,7 +4,7 @@
 //   psap:v:<version>:<cell>   -> Bucket (JSON) for one H3 cell at the manifest's resolution
 //
 // A cell without a key has no PSAP within reach (maxDistanceKm plus the cell radius).
-import type { LocationPrecision } from "../../sdk/src/protocol.ts";
+import type { LocationPrecision, PhoneKind, PsapJurisdiction } from "../../sdk/src/protocol.ts";
 import { decodeRings, type EncodedRings } from "./area.ts";
 import type { RankArea, RankPool } from "./rank.ts";
 import type { IndexedPsap } from "./types.ts";
@@ -38,7 +38,10 @@ export interface IndexManifest {
   previous: { version: string; superseded_at: string }[];
 }
 
-/** One PSAP in a bucket: [id, name, type(0 primary, 1 secondary), state, county, city, phone, lat, lon, precision]. */
+/**
+ * One PSAP in a bucket: [id, name, type(0 primary, 1 secondary), state, county, city, phone, lat, lon,
+ * precision, jurisdiction, handled_by, phone_kind].
+ */
 export type PsapTuple = [
   string,
   string,
@@ -50,6 +53,9 @@ export type PsapTuple = [
   number,
   number,
   0 | 1 | 2,
+  PsapJurisdiction,
+  string | null,
+  PhoneKind | null,
 ];
 
 /** One area in a bucket: [kind(0 county, 1 boundary), id, rings, member indexes into `p`]. */
@@ -77,6 +83,9 @@ export function psapToTuple(p: IndexedPsap): PsapTuple {
     p.latitude,
     p.longitude,
     (prec < 0 ? 1 : prec) as 0 | 1 | 2,
+    p.jurisdiction,
+    p.handled_by,
+    p.phone_kind,
   ];
 }
 
@@ -92,6 +101,9 @@ export function tupleToPsap(t: PsapTuple): IndexedPsap {
     latitude: t[7],
     longitude: t[8],
     location_precision: PRECISIONS[t[9]] ?? "city",
+    jurisdiction: t[10],
+    handled_by: t[11],
+    phone_kind: t[12],
   };
 }
 

@@ -7,6 +7,7 @@ export {
   lookupPsaps,
   type PsapIndexStore,
   PsapIndexUnavailableError,
+  PsapLookupFailedError,
   type PsapLookupResult,
   type PsapQuery,
   resetPsapLookupCache,

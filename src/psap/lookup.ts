@@ -1,7 +1,7 @@
 // The runtime lookup: pointer (cached briefly) + one bucket (cached in the isolate) -> exact ranking.
 // Coordinates are never logged or put in an error message.
 import { latLngToCell } from "h3-js";
-import type { PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
+import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { LruCache } from "./cache.ts";
 import { bucketKey, type IndexManifest, POINTER_KEY, parseManifest } from "./format.ts";
@@ -17,6 +17,8 @@ export interface PsapQuery {
 
 export interface PsapLookupResult {
   psaps: PsapRecord[];
+  area: PsapArea;
+  emergency: EmergencyNumbers;
   data_version: string;
   reason?: PsapEmptyReason;
 }
@@ -34,6 +36,19 @@ export class PsapIndexUnavailableError extends Error {
   constructor(message = "No PSAP index is loaded", options?: { cause?: unknown }) {
     super(message, options);
     this.name = "PsapIndexUnavailableError";
+  }
+}
+
+/**
+ * The index is loaded but could not be read for this fix (a KV error or timeout, a missing or corrupt
+ * entry). Never an answer: the caller reports a failure of ours, not "no PSAP nearby".
+ */
+export class PsapLookupFailedError extends Error {
+  readonly code = "psap_lookup_failed";
+  static readonly code = "psap_lookup_failed";
+  constructor(message = "The PSAP index could not be read", options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "PsapLookupFailedError";
   }
 }
 
@@ -144,7 +159,19 @@ export async function lookupPsaps(
   const psaps = pool
     ? rankPrepared(pool, query.latitude, query.longitude, borderToleranceKm(query.accuracy), limit)
     : [];
-  const result: PsapLookupResult = { psaps, data_version: manifest.data_version };
+  // Interim until the area index and the emergency-number table land: nothing claimed but the US numbers.
+  const result: PsapLookupResult = {
+    psaps,
+    area: { country: null, state: null, county: null, place: null, place_kind: null },
+    emergency: {
+      country: null,
+      numbers: [
+        { number: "911", service: "all" },
+        { number: "988", service: "crisis" },
+      ],
+    },
+    data_version: manifest.data_version,
+  };
   if (psaps.length === 0) result.reason = "outside_coverage";
   return result;
 }

@@ -38,7 +38,7 @@ export function locationUnavailableMessage(
   record: SessionRecord,
   reason: LocationUnavailableReason,
 ): LocationUnavailableMessage {
-  return { type: "location_unavailable", session_id: record.session_id, reason };
+  return { type: "location_unavailable", session_id: record.session_id, reason, patient_address: null };
 }
 
 export function sessionEndedMessage(record: SessionRecord, reason: SessionEndReason): SessionEndedMessage {

@@ -305,6 +305,8 @@ export class SessionObject extends DurableObject<Env> {
     const result: PsapResultsBody = {
       result_id: crypto.randomUUID(),
       psaps: found.psaps,
+      area: found.area,
+      emergency: found.emergency,
       computed_at: iso(Date.now()),
       data_version: found.data_version,
     };

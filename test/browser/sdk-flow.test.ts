@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CounselorSDK } from "../../sdk/src/counselor.ts";
-import type { LocationUnavailableReason, SessionCreateResponse } from "../../sdk/src/protocol.ts";
+import type { CounselorUnavailableReason, SessionCreateResponse } from "../../sdk/src/protocol.ts";
 import { contextOptions, launchChromium, ROOT, type Service, startService, waitFor } from "./harness.ts";
 
 /** Hazel Crest, Illinois (the SPEC's example PSAP is nearby). */
@@ -236,7 +236,7 @@ describe("the SDK modules on their own", () => {
 
   it("a refused geolocation reaches the patient's onError and the counselor", async () => {
     const session = await newSession();
-    const reasons: LocationUnavailableReason[] = [];
+    const reasons: CounselorUnavailableReason[] = [];
     const counselor = new CounselorSDK({
       apiBaseUrl: service.apiBase,
       sessionToken: session.counselor_token,

@@ -32,6 +32,8 @@ const RESULTS: PsapResultsMessage = {
   session_id: "sess-1",
   result_id: "res-1",
   psaps: [],
+  area: { country: "US", state: "IL", county: "Cook", place: null, place_kind: null },
+  emergency: { country: "US", numbers: [{ number: "911", service: "all" }] },
   computed_at: "2026-11-22T10:00:01Z",
   data_version: "v1",
   location: { latitude: 41.6, longitude: -87.7, accuracy: 12 },

@@ -26,6 +26,9 @@ const PSAP: PsapRecord = {
   county: "Cook",
   city: "Hazel Crest",
   phone: "+17085551234",
+  phone_kind: "administrative",
+  jurisdiction: "regional",
+  handled_by: null,
   latitude: 41.57,
   longitude: -87.69,
   location_precision: "city",
@@ -46,6 +49,8 @@ function answerWithResults(req: SeenRequest): Response {
   const body: PsapResultsBody = {
     result_id: `res-${++resultCounter}`,
     psaps: [PSAP],
+    area: { country: "US", state: "IL", county: "Cook", place: "Hazel Crest", place_kind: "city" },
+    emergency: { country: "US", numbers: [{ number: "911", service: "all" }] },
     computed_at: "2026-11-22T10:00:00Z",
     data_version: "fcc-2.295",
   };
