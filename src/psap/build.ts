@@ -287,6 +287,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
     created_at: now.toISOString(),
     psaps: psaps.length,
     buckets: buckets.size,
+    cells: [...buckets.keys()].map((key) => key.slice(bucketKey(version, "").length)).sort(),
     previous: options.previous ?? [],
   };
   return {

@@ -34,6 +34,8 @@ export interface IndexManifest {
   created_at: string;
   psaps: number;
   buckets: number;
+  /** Every cell that has an entry, sorted: a cell not listed has no PSAP within reach; a listed one whose entry is missing is a failure. */
+  cells: string[];
   /** Earlier versions, newest first, with when they stopped being current (for cleanup). */
   previous: { version: string; superseded_at: string }[];
 }
@@ -221,7 +223,7 @@ export function scanBucket(text: string): ScannedBucket | null {
         if (c === CLOSE) break;
         if (c !== COMMA) return null;
       }
-      if (field !== 10 || t < 0 || !Number.isFinite(la) || !Number.isFinite(lo)) return null;
+      if (field !== 13 || t < 0 || !Number.isFinite(la) || !Number.isFinite(lo)) return null;
       lat.push(la);
       lon.push(lo);
       type.push(t);
@@ -300,7 +302,8 @@ export function parseManifest(text: string): IndexManifest | null {
       typeof m.version === "string" &&
       typeof m.data_version === "string" &&
       typeof m.resolution === "number" &&
-      typeof m.top_n === "number"
+      typeof m.top_n === "number" &&
+      Array.isArray(m.cells)
     ) {
       return m as IndexManifest;
     }

@@ -54,6 +54,8 @@ export class PsapLookupFailedError extends Error {
 
 interface PointerEntry {
   manifest: IndexManifest;
+  /** The manifest's cells, for a quick "should this cell have an entry?". */
+  cells: ReadonlySet<string>;
   expiresAt: number;
 }
 
@@ -61,11 +63,11 @@ interface PointerEntry {
 // versioned keys, so one isolate-wide cache serves every store. A bucket is cached prepared for
 // ranking (prepared.ts): the preparation is paid once, by the lookup that reads it.
 let pointers = new WeakMap<PsapIndexStore, PointerEntry>();
-const buckets = new LruCache<PreparedBucket | null>(
+const buckets = new LruCache<PreparedBucket>(
   PSAP_LIMITS.bucketCacheMaxEntries,
   PSAP_LIMITS.bucketCacheMaxChars,
 );
-const inflight = new Map<string, Promise<PreparedBucket | null>>();
+const inflight = new Map<string, Promise<PreparedBucket>>();
 
 /** Forgets every cached pointer and bucket (tests, and after a local re-import). */
 export function resetPsapLookupCache(store?: PsapIndexStore): void {
@@ -74,11 +76,11 @@ export function resetPsapLookupCache(store?: PsapIndexStore): void {
   buckets.clear();
 }
 
-const pointerReads = new WeakMap<PsapIndexStore, Promise<IndexManifest>>();
+const pointerReads = new WeakMap<PsapIndexStore, Promise<PointerEntry>>();
 
-async function currentManifest(store: PsapIndexStore): Promise<IndexManifest> {
+async function currentManifest(store: PsapIndexStore): Promise<PointerEntry> {
   const cached = pointers.get(store);
-  if (cached && cached.expiresAt > Date.now()) return cached.manifest;
+  if (cached && cached.expiresAt > Date.now()) return cached;
   // Concurrent lookups share one pointer read.
   const pending = pointerReads.get(store);
   if (pending) return pending;
@@ -91,28 +93,49 @@ async function currentManifest(store: PsapIndexStore): Promise<IndexManifest> {
   }
 }
 
-async function readManifest(store: PsapIndexStore, cached: PointerEntry | undefined): Promise<IndexManifest> {
+async function readManifest(store: PsapIndexStore, cached: PointerEntry | undefined): Promise<PointerEntry> {
   const now = Date.now();
-  const text = await store.get(POINTER_KEY, "text");
+  let text: string | null;
+  try {
+    text = await store.get(POINTER_KEY, "text");
+  } catch (cause) {
+    if (cached) return cached;
+    throw new PsapLookupFailedError("The PSAP index pointer could not be read", { cause });
+  }
   const manifest = text === null ? null : parseManifest(text);
   if (!manifest) {
     // A pointer that vanished while one was cached: keep serving the cached version.
-    if (cached) return cached.manifest;
-    throw new PsapIndexUnavailableError();
+    if (cached) return cached;
+    if (text === null) throw new PsapIndexUnavailableError();
+    throw new PsapLookupFailedError("The PSAP index pointer is unreadable");
   }
-  pointers.set(store, { manifest, expiresAt: now + PSAP_LIMITS.pointerCacheMs });
-  return manifest;
+  const entry = { manifest, cells: new Set(manifest.cells), expiresAt: now + PSAP_LIMITS.pointerCacheMs };
+  pointers.set(store, entry);
+  return entry;
 }
 
-async function loadBucket(store: PsapIndexStore, key: string, cell: string): Promise<PreparedBucket | null> {
+async function loadBucket(store: PsapIndexStore, key: string, cell: string): Promise<PreparedBucket> {
   const hit = buckets.get(key);
   if (hit !== undefined) return hit;
   const pending = inflight.get(key);
   if (pending) return pending;
   const read = (async () => {
-    const text = await store.get(key, "text");
-    const pool = text === null ? null : prepareBucketText(text, cell);
-    buckets.set(key, pool, text?.length ?? 1);
+    let text: string | null;
+    try {
+      text = await store.get(key, "text");
+    } catch (cause) {
+      throw new PsapLookupFailedError("A PSAP index entry could not be read", { cause });
+    }
+    // The manifest lists every cell with an entry: a listed one that is gone is our failure.
+    if (text === null) throw new PsapLookupFailedError("A PSAP index entry is missing");
+    let pool: PreparedBucket;
+    try {
+      pool = prepareBucketText(text, cell);
+    } catch (cause) {
+      throw new PsapLookupFailedError("A PSAP index entry is corrupt", { cause });
+    }
+    // Only good entries are cached: a failure is retried on the next lookup.
+    buckets.set(key, pool, text.length);
     return pool;
   })();
   inflight.set(key, read);
@@ -146,16 +169,15 @@ export async function lookupPsaps(
   if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
   // The hot path awaits nothing: a cached pointer and a cached bucket are used as they are.
   const cachedPointer = pointers.get(store);
-  const manifest =
-    cachedPointer && cachedPointer.expiresAt > Date.now()
-      ? cachedPointer.manifest
-      : await currentManifest(store);
+  const pointer =
+    cachedPointer && cachedPointer.expiresAt > Date.now() ? cachedPointer : await currentManifest(store);
+  const manifest = pointer.manifest;
   const wanted = options.limit ?? PSAP_LIMITS.maxResults;
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const cell = latLngToCell(query.latitude, query.longitude, manifest.resolution);
   const key = bucketKey(manifest.version, cell);
   const hit = buckets.get(key);
-  const pool = hit !== undefined ? hit : await loadBucket(store, key, cell);
+  const pool = hit !== undefined ? hit : pointer.cells.has(cell) ? await loadBucket(store, key, cell) : null;
   const psaps = pool
     ? rankPrepared(pool, query.latitude, query.longitude, borderToleranceKm(query.accuracy), limit)
     : [];
