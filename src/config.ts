@@ -54,14 +54,21 @@ export const PSAP_LIMITS = {
   maxResults: 5,
   /** No record farther than this is returned. */
   maxDistanceKm: 500,
-  /** A fix this close to a border (or within its accuracy, if larger) matches both sides. */
+  /** A fix this close to a border (or within its accuracy, if larger) counts as inside every area the border separates. */
   minBorderToleranceM: 500,
-  /** Largest border tolerance the index is built for (the SPEC's largest accepted accuracy). */
-  maxBorderToleranceM: 100_000,
+  /**
+   * Largest border tolerance the index is built for: a larger accuracy counts as this much at a
+   * border. Beyond it a fix is too coarse to tell one city from the next anyway, and every entry
+   * carries the borders within this distance of its cells.
+   */
+  maxBorderToleranceKm: 10,
   /** How long an isolate trusts the index pointer before reading it again (a switch shows within this). */
   pointerCacheMs: 30_000,
-  /** Decoded index buckets one isolate keeps (least recently used dropped first)... */
-  bucketCacheMaxEntries: 256,
-  /** ...and the most characters of bucket JSON they may add up to. */
-  bucketCacheMaxChars: 48 * 1024 * 1024,
+  /** Decoded index entries one isolate keeps (least recently used dropped first)... */
+  entryCacheMaxEntries: 2_048,
+  /**
+   * ...and the most characters of entry JSON they may add up to (decoded, an entry takes about three
+   * times its text once its areas are decoded: this keeps the cache well inside a 128 MB isolate).
+   */
+  entryCacheMaxChars: 16 * 1024 * 1024,
 } as const;

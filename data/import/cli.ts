@@ -4,7 +4,7 @@ import { writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { buildIndex } from "../../src/psap/build.ts";
+import { buildIndex } from "../index/build.ts";
 import { ImportError } from "./errors.ts";
 import { type KvTarget, WranglerKvTarget } from "./kv.ts";
 import { prepareImport } from "./pipeline.ts";
@@ -15,7 +15,8 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const DEMO_FILE = resolve(ROOT, "data/demo/demo-psaps.csv");
 
 const USAGE = `Usage: npm run psap:import -- <file>... [options]
-  <file>            FCC registry CSV, its 2017 JSON export, project CSV, GeoJSON boundaries (any mix)
+  <file>            FCC registry CSV, its 2017 JSON export, Census places (.geojson.gz, .geojson or a
+                    tl_YYYY_SS_place.zip shapefile), project CSV, override CSV, GeoJSON boundaries (any mix)
   --demo            import the demo data set (data/demo/demo-psaps.csv), data_version "demo"
   --if-empty        do nothing when an index is already loaded
   --dry-run         build and report only; write nothing
@@ -70,7 +71,7 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
         return { code: 0, output: `PSAP index already loaded (${current.data_version}); nothing imported.` };
       }
     }
-    const prepared = prepareImport(files, {
+    const prepared = await prepareImport(files, {
       dataVersion: o["data-version"] ?? (o.demo && files.length === 1 ? "demo" : undefined),
     });
     const now = new Date();

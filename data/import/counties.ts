@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import type { MultiPolygon, Polygon, Position } from "geojson";
 import { feature } from "topojson-client";
 import type { Topology } from "topojson-specification";
-import type { Ring } from "../../src/psap/area.ts";
+import { type AreaGeometry, decodeRings, encodeRings, type Ring } from "../../src/psap/geometry.ts";
 import { normalizeCountyName, normalizeName, splitCountyList } from "./names.ts";
 import { STATE_BY_FIPS } from "./states.ts";
 
@@ -15,6 +15,8 @@ export interface County {
   state: string;
   name: string;
   rings: Ring[];
+  /** The rings as the index stores them (for inside and distance tests at import). */
+  geometry: AreaGeometry;
   /** Centroid of its largest polygon, [lon, lat]. */
   centroid: [number, number];
 }
@@ -45,6 +47,10 @@ const ALIASES: Readonly<Record<string, readonly string[]>> = {
   "DC:washington": ["District of Columbia"],
   "VI:usvirginislands": ["St. Croix", "St. John", "St. Thomas"],
   "AS:americansamoa": ["Eastern", "Western", "Manu'a"],
+  // New York City's boroughs are counties under other names.
+  "NY:manhattan": ["New York"],
+  "NY:brooklyn": ["Kings"],
+  "NY:statenisland": ["Richmond"],
 };
 
 function ringArea(ring: readonly Position[]): number {
@@ -99,11 +105,13 @@ export function loadCounties(): County[] {
       const outer = p[0];
       if (outer && Math.abs(ringArea(outer)) > Math.abs(ringArea(best))) best = outer;
     }
+    const rings = polys.flat().map((r) => r.map((c) => [c[0] as number, c[1] as number] as const));
     return {
       fips,
       state: STATE_BY_FIPS[fips.slice(0, 2)] ?? "??",
       name: f.properties.name,
-      rings: polys.flat().map((r) => r.map((c) => [c[0] as number, c[1] as number] as const)),
+      rings,
+      geometry: decodeRings(encodeRings(rings)),
       centroid: ringCentroid(best),
     };
   });

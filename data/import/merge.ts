@@ -1,26 +1,44 @@
-// Merges the inputs into one data set: registry rows, their geocodes, operator overrides,
-// placement of the rest, county matching and boundary polygons.
-import type { IndexedPsap, PsapDataset, ServiceAreaInput } from "../../src/psap/types.ts";
+// Merges the inputs into one data set: registry rows and their geocodes, operator files, Census
+// places and counties; classifies every PSAP, links secondaries to their primaries, repairs locations,
+// and derives who answers for every place and county (SPEC section 4).
+import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import type { AreaInput, IndexedPsap, PsapDataset } from "../index/dataset.ts";
 import { type County, CountyMatcher } from "./counties.ts";
-import type { Gazetteer } from "./gazetteer.ts";
-import type { BoundaryFeature, FccGeocode, FccRow, FileReport, ProjectRow } from "./model.ts";
-
-export type PlacementMethod =
-  | "operator file"
-  | "registry geocode (city)"
-  | "gazetteer (city, state)"
-  | "county centroid";
+import { handledByInComment, resolveHandledBy } from "./handled-by.ts";
+import { type Classification, classifyPsap } from "./jurisdiction.ts";
+import { linkPsap, type PsapLinks } from "./link.ts";
+import { type PlacementMethod, placePsap } from "./locate.ts";
+import type {
+  BoundaryFeature,
+  CensusPlace,
+  FccGeocode,
+  FccRow,
+  FileReport,
+  OverrideRow,
+  ProjectRow,
+} from "./model.ts";
+import { PlaceIndex } from "./places.ts";
 
 export interface MergeSummary {
   psaps: number;
   primaries: number;
   secondaries: number;
+  jurisdictions: Record<PsapJurisdiction, number>;
+  /** How many PSAPs each classification rule decided. */
+  rules: Record<string, number>;
+  unclassified: { id: string; name: string; state: string }[];
+  overridden: number;
+  handledBy: { named: number; linked: number; dropped: { id: string; reason: string }[] };
   placement: Record<PlacementMethod, number>;
-  /** PSAPs left out because nothing could place them. */
+  /** PSAPs whose registry geocode was not used and that moved more than 1 km, farthest first. */
+  moved: { id: string; name: string; state: string; method: PlacementMethod; km: number; why: string }[];
   unplaced: { id: string; reason: string }[];
   countyMatched: number;
-  /** Registry county texts that match no Census county, with how many PSAPs name them. */
+  countyFromName: number;
   unmatchedCounties: { state: string; county: string; psaps: number }[];
+  places: { read: number; incorporated: number; communities: number };
+  municipal: { linked: number; unlinked: { id: string; name: string; state: string }[] };
+  answered: { places: number; counties: number; countiesTotal: number };
   withPhone: number;
   boundaries: number;
 }
@@ -30,17 +48,25 @@ export interface MergeInputs {
   geocodes: { rows: FccGeocode[]; report: FileReport }[];
   project: ProjectRow[];
   boundaries: { rows: BoundaryFeature[]; report: FileReport }[];
+  places: CensusPlace[];
+  overrides: { rows: OverrideRow[]; report: FileReport }[];
   counties: readonly County[];
-  /** Loaded only if some PSAP needs it. */
-  gazetteer: () => Gazetteer;
   dataVersion: string;
 }
 
-/** A PSAP being merged: its position may still be unknown until it is placed. */
-type Draft = Omit<IndexedPsap, "latitude" | "longitude" | "location_precision"> &
-  Partial<Pick<IndexedPsap, "latitude" | "longitude" | "location_precision">> & {
-    placedBy?: PlacementMethod;
-  };
+interface Draft {
+  id: string;
+  name: string;
+  type: "primary" | "secondary";
+  state: string;
+  county: string | null;
+  city: string | null;
+  phone: string | null;
+  comments: string;
+  operator: ProjectRow | null;
+}
+
+const JURISDICTIONS: readonly PsapJurisdiction[] = ["municipal", "county", "regional", "state", "special"];
 
 export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary: MergeSummary } {
   const drafts = new Map<string, Draft>();
@@ -53,29 +79,20 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       county: r.county || null,
       city: r.city || null,
       phone: null,
-      phone_kind: null,
-      jurisdiction: "county",
-      handled_by: null,
+      comments: r.comments,
+      operator: null,
     });
   }
   // The 2017 export only places PSAPs the current registry lists.
+  const geocodeOf = new Map<string, { latitude: number; longitude: number }>();
   for (const { rows, report } of input.geocodes) {
     for (const g of rows) {
-      const d = drafts.get(g.id);
-      if (!d) {
-        report.dropped.push({
-          line: g.line,
-          reason: "not in the current registry (orphaned or unknown): ignored",
-        });
+      if (!drafts.has(g.id)) {
+        report.dropped.push({ line: g.line, reason: "not in the current registry (orphaned or unknown): ignored" });
         report.kept--;
         continue;
       }
-      if (d.latitude === undefined) {
-        d.latitude = g.latitude;
-        d.longitude = g.longitude;
-        d.location_precision = "city";
-        d.placedBy = "registry geocode (city)";
-      }
+      if (!geocodeOf.has(g.id)) geocodeOf.set(g.id, { latitude: g.latitude, longitude: g.longitude });
     }
   }
   const unplaced: MergeSummary["unplaced"] = [];
@@ -86,18 +103,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
         unplaced.push({ id: p.id, reason: `project row line ${p.line}: a new PSAP needs name and state` });
         continue;
       }
-      d = {
-        id: p.id,
-        name: p.name,
-        type: "primary",
-        state: p.state,
-        county: null,
-        city: null,
-        phone: null,
-        phone_kind: null,
-        jurisdiction: "county",
-        handled_by: null,
-      };
+      d = { id: p.id, name: p.name, type: "primary", state: p.state, county: null, city: null, phone: null, comments: "", operator: null };
       drafts.set(p.id, d);
     }
     if (p.name !== undefined) d.name = p.name;
@@ -105,62 +111,92 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (p.state !== undefined) d.state = p.state;
     if (p.county !== undefined) d.county = p.county;
     if (p.city !== undefined) d.city = p.city;
-    if (p.phone !== undefined) {
-      d.phone = p.phone;
-      d.phone_kind = p.phone === null ? null : "administrative";
-    }
-    if (p.latitude !== undefined && p.longitude !== undefined) {
-      d.latitude = p.latitude;
-      d.longitude = p.longitude;
-      d.location_precision = p.location_precision ?? "building";
-      d.placedBy = "operator file";
-    } else if (p.location_precision !== undefined && d.latitude !== undefined) {
-      d.location_precision = p.location_precision;
+    if (p.phone !== undefined) d.phone = p.phone;
+    if (p.latitude !== undefined || p.location_precision !== undefined) d.operator = { ...(d.operator ?? {}), ...p };
+  }
+
+  const overrides = new Map<string, OverrideRow>();
+  for (const { rows, report } of input.overrides) {
+    for (const o of rows) {
+      if (!drafts.has(o.psapId)) {
+        report.dropped.push({ line: o.line, reason: `no PSAP with id ${o.psapId} in this import` });
+        report.kept--;
+        continue;
+      }
+      overrides.set(o.psapId, o);
     }
   }
 
-  const matcher = new CountyMatcher(input.counties);
+  const places = new PlaceIndex(input.places);
+  const placeById = new Map(places.places.map((p) => [p.geoid, p]));
+  const countyMatcher = new CountyMatcher(input.counties);
+  const countyByFips = new Map(input.counties.map((c) => [c.fips, c]));
+
+  // Classify and link every PSAP.
+  const classified = new Map<string, Classification>();
+  const links = new Map<string, PsapLinks>();
   const unmatched = new Map<string, { state: string; county: string; psaps: number }>();
-  const countiesOf = new Map<string, County[]>();
-  let gazetteer: Gazetteer | undefined;
-  const placement: Record<PlacementMethod, number> = {
-    "operator file": 0,
-    "registry geocode (city)": 0,
-    "gazetteer (city, state)": 0,
-    "county centroid": 0,
-  };
-  const psaps: IndexedPsap[] = [];
+  const rules: Record<string, number> = {};
   for (const d of drafts.values()) {
-    const matched = d.county ? matcher.match(d.state, d.county) : { counties: [], unmatched: [] };
-    for (const part of matched.unmatched) {
+    const c = classifyPsap(d.name, d.state, d.city ?? "", d.county ?? "");
+    const o = overrides.get(d.id);
+    const final = o?.jurisdiction ? { ...c, jurisdiction: o.jurisdiction, rule: "operator override", unclassified: false } : c;
+    classified.set(d.id, final);
+    rules[final.rule] = (rules[final.rule] ?? 0) + 1;
+    const l = linkPsap(
+      { name: d.name, state: d.state, county: d.county ?? "", city: d.city ?? "", municipal: final.jurisdiction === "municipal" },
+      countyMatcher,
+      places,
+    );
+    links.set(d.id, l);
+    for (const part of l.unmatchedCounties) {
       const key = `${d.state}:${part}`;
       const u = unmatched.get(key) ?? { state: d.state, county: part, psaps: 0 };
       u.psaps++;
       unmatched.set(key, u);
     }
-    if (d.latitude === undefined && d.city) {
-      gazetteer ??= input.gazetteer();
-      const hit = gazetteer.find(d.state, d.city);
-      if (hit) {
-        d.latitude = hit.latitude;
-        d.longitude = hit.longitude;
-        d.location_precision = "city";
-        d.placedBy = "gazetteer (city, state)";
-      }
-    }
-    const first = matched.counties[0];
-    if (d.latitude === undefined && first) {
-      d.longitude = first.centroid[0];
-      d.latitude = first.centroid[1];
-      d.location_precision = "county";
-      d.placedBy = "county centroid";
-    }
-    if (d.latitude === undefined || d.longitude === undefined || !d.placedBy) {
-      unplaced.push({ id: d.id, reason: "no geocode, city not in the gazetteer, county not matched" });
+  }
+
+  // The registry's own links: a secondary's primary.
+  const named = new Map(
+    [...drafts.values()].map((d) => [d.id, { type: d.type, named: d.type === "secondary" ? handledByInComment(d.comments) : null }]),
+  );
+  const handledBy = resolveHandledBy(named);
+
+  // Locations.
+  const placement: Record<PlacementMethod, number> = {
+    "operator building": 0,
+    "census place": 0,
+    "registry geocode": 0,
+    "county centroid": 0,
+  };
+  const moved: MergeSummary["moved"] = [];
+  const psaps: IndexedPsap[] = [];
+  for (const d of drafts.values()) {
+    const l = links.get(d.id) as PsapLinks;
+    const c = classified.get(d.id) as Classification;
+    const op = d.operator;
+    const spot = placePsap(
+      {
+        operator:
+          op?.latitude !== undefined && op.longitude !== undefined
+            ? { latitude: op.latitude, longitude: op.longitude, precision: op.location_precision ?? "building" }
+            : null,
+        place: c.jurisdiction === "municipal" ? (l.municipalPlace ?? l.registeredPlace) : l.registeredPlace,
+        registeredPlace: l.registeredPlace,
+        geocode: geocodeOf.get(d.id) ?? null,
+        counties: l.counties,
+      },
+      places,
+    );
+    if (!spot) {
+      unplaced.push({ id: d.id, reason: "no geocode, no Census place and no county matched" });
       continue;
     }
-    placement[d.placedBy]++;
-    if (matched.counties.length > 0) countiesOf.set(d.id, matched.counties);
+    placement[spot.method]++;
+    if (spot.distrusted && spot.movedKm !== undefined) {
+      moved.push({ id: d.id, name: d.name, state: d.state, method: spot.method, km: spot.movedKm, why: spot.distrusted });
+    }
     psaps.push({
       id: d.id,
       name: d.name,
@@ -169,50 +205,160 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       county: d.county,
       city: d.city,
       phone: d.phone,
-      phone_kind: d.phone_kind,
-      jurisdiction: d.jurisdiction,
-      handled_by: d.handled_by,
-      latitude: d.latitude,
-      longitude: d.longitude,
-      location_precision: d.location_precision ?? "city",
+      phone_kind: d.phone === null ? null : "administrative",
+      jurisdiction: c.jurisdiction,
+      handled_by: d.type === "secondary" ? (handledBy.get(d.id)?.primary ?? null) : null,
+      latitude: spot.latitude,
+      longitude: spot.longitude,
+      location_precision: spot.precision,
     });
   }
+  moved.sort((a, b) => b.km - a.km);
+  const kept = new Map(psaps.map((p) => [p.id, p]));
+  for (const p of psaps) if (p.handled_by !== null && !kept.has(p.handled_by)) p.handled_by = null;
 
-  const ids = new Set(psaps.map((p) => p.id));
-  const areas: ServiceAreaInput[] = [];
+  // Who answers where.
   const withBoundary = new Set<string>();
+  const areas: AreaInput[] = [];
   for (const { rows, report } of input.boundaries) {
     for (const b of rows) {
-      if (!ids.has(b.psapId)) {
+      if (!kept.has(b.psapId)) {
         report.dropped.push({ line: b.line, reason: `no PSAP with id ${b.psapId} in this import` });
         report.kept--;
         continue;
       }
       withBoundary.add(b.psapId);
-      areas.push({ id: b.areaId, kind: "boundary", rings: b.rings, psapIds: [b.psapId] });
+      areas.push({ kind: "boundary", id: b.areaId, name: b.areaId, state: kept.get(b.psapId)?.state ?? null, rings: b.rings, psapIds: [b.psapId] });
     }
   }
-  // A PSAP with its own boundary is matched by it, not by its registered county.
-  const members = new Map<string, string[]>();
-  for (const [id, counties] of countiesOf) {
-    if (withBoundary.has(id)) continue;
-    for (const c of counties) members.set(c.fips, [...(members.get(c.fips) ?? []), id]);
+  const servedPlaces = new Map<string, Set<string>>(); // PSAP id -> place GEOIDs
+  const servedCounties = new Map<string, Set<string>>(); // PSAP id -> county FIPS
+  const add = (map: Map<string, Set<string>>, id: string, value: string) => {
+    const set = map.get(id) ?? new Set<string>();
+    set.add(value);
+    map.set(id, set);
+  };
+  for (const p of psaps) {
+    const l = links.get(p.id) as PsapLinks;
+    const o = overrides.get(p.id);
+    switch (p.jurisdiction) {
+      case "municipal":
+        if (l.municipalPlace) add(servedPlaces, p.id, l.municipalPlace.geoid);
+        break;
+      case "county":
+      case "regional":
+        for (const c of [...l.counties, ...l.namedCounties]) add(servedCounties, p.id, c.fips);
+        for (const pl of l.namedPlaces) add(servedPlaces, p.id, pl.geoid);
+        if (p.jurisdiction === "regional" && l.registeredPlace?.incorporated) add(servedPlaces, p.id, l.registeredPlace.geoid);
+        break;
+      case "state":
+        for (const pl of places.places) if (pl.state === p.state && pl.incorporated) add(servedPlaces, p.id, pl.geoid);
+        for (const c of input.counties) if (c.state === p.state) add(servedCounties, p.id, c.fips);
+        break;
+      case "special":
+        break;
+    }
+    if (o?.servedPlaces) servedPlaces.set(p.id, new Set(o.servedPlaces.filter((g) => placeById.has(g))));
+    if (o?.servedCounties) servedCounties.set(p.id, new Set(o.servedCounties.filter((f) => countyByFips.has(f))));
+  }
+  const placeMembers = new Map<string, Set<string>>();
+  const countyMembers = new Map<string, Set<string>>();
+  for (const p of psaps) {
+    if (withBoundary.has(p.id)) continue; // its own service area decides where it answers
+    for (const g of servedPlaces.get(p.id) ?? []) add(placeMembers, g, p.id);
+    for (const f of servedCounties.get(p.id) ?? []) add(countyMembers, f, p.id);
+    // "then the other PSAPs registered in that county"
+    for (const c of (links.get(p.id) as PsapLinks).counties) add(countyMembers, c.fips, p.id);
+  }
+  // A secondary's primary answers right before it, wherever the secondary is listed.
+  const withPrimaries = (ids: Set<string>): string[] => {
+    const out = new Set(ids);
+    for (const id of ids) {
+      const lead = kept.get(id)?.handled_by;
+      if (lead) out.add(lead);
+    }
+    return [...out].sort();
+  };
+  for (const a of areas) a.psapIds = withPrimaries(new Set(a.psapIds));
+  for (const pl of places.places) {
+    const members = placeMembers.get(pl.geoid);
+    areas.push({
+      kind: pl.incorporated ? "city" : "community",
+      id: pl.geoid,
+      name: pl.name,
+      state: pl.state,
+      rings: pl.rings,
+      psapIds: pl.incorporated && members ? withPrimaries(members) : [],
+    });
   }
   for (const c of input.counties) {
-    const m = members.get(c.fips);
-    if (m) areas.push({ id: c.fips, kind: "county", rings: c.rings, psapIds: m });
+    const members = countyMembers.get(c.fips);
+    areas.push({ kind: "county", id: c.fips, name: c.name, state: c.state, rings: c.rings, psapIds: members ? withPrimaries(members) : [] });
+  }
+  // What each PSAP serves (for the admin catalogue): every city it answers in, and the counties it
+  // answers for (a county also lists the PSAPs merely registered in it: those do not serve it).
+  const served = new Map<string, { places: string[]; counties: string[] }>();
+  const servedOf = (id: string) => {
+    let s = served.get(id);
+    if (!s) {
+      s = { places: [], counties: [] };
+      served.set(id, s);
+    }
+    return s;
+  };
+  for (const a of areas) {
+    if (a.kind === "city") for (const id of a.psapIds) servedOf(id).places.push(a.id);
+    if (a.kind !== "county") continue;
+    const answering = new Set([...(servedCounties.entries())].filter(([, f]) => f.has(a.id)).map(([id]) => id));
+    for (const id of a.psapIds) {
+      const lead = kept.get(id)?.handled_by;
+      if (lead && answering.has(id)) answering.add(lead);
+    }
+    for (const id of answering) servedOf(id).counties.push(a.id);
   }
 
+  const jurisdictions = Object.fromEntries(JURISDICTIONS.map((j) => [j, 0])) as Record<PsapJurisdiction, number>;
+  for (const p of psaps) jurisdictions[p.jurisdiction]++;
+  const handledDropped = [...handledBy].flatMap(([id, l]) => (l.problem ? [{ id, reason: l.problem }] : []));
   const summary: MergeSummary = {
     psaps: psaps.length,
     primaries: psaps.filter((p) => p.type === "primary").length,
     secondaries: psaps.filter((p) => p.type === "secondary").length,
+    jurisdictions,
+    rules,
+    unclassified: psaps
+      .filter((p) => classified.get(p.id)?.unclassified)
+      .map((p) => ({ id: p.id, name: p.name, state: p.state })),
+    overridden: overrides.size,
+    handledBy: {
+      named: [...named.values()].filter((n) => n.named !== null).length,
+      linked: psaps.filter((p) => p.handled_by !== null).length,
+      dropped: handledDropped,
+    },
     placement,
+    moved,
     unplaced,
-    countyMatched: countiesOf.size,
+    countyMatched: psaps.filter((p) => (links.get(p.id)?.counties.length ?? 0) > 0).length,
+    countyFromName: psaps.filter((p) => links.get(p.id)?.countyFromName).length,
     unmatchedCounties: [...unmatched.values()].sort((a, b) => b.psaps - a.psaps),
+    places: {
+      read: input.places.length,
+      incorporated: places.places.filter((p) => p.incorporated).length,
+      communities: places.places.filter((p) => !p.incorporated).length,
+    },
+    municipal: {
+      linked: psaps.filter((p) => p.jurisdiction === "municipal" && links.get(p.id)?.municipalPlace).length,
+      unlinked: psaps
+        .filter((p) => p.jurisdiction === "municipal" && !links.get(p.id)?.municipalPlace)
+        .map((p) => ({ id: p.id, name: p.name, state: p.state })),
+    },
+    answered: {
+      places: areas.filter((a) => a.kind === "city" && a.psapIds.length > 0).length,
+      counties: areas.filter((a) => a.kind === "county" && a.psapIds.length > 0).length,
+      countiesTotal: input.counties.length,
+    },
     withPhone: psaps.filter((p) => p.phone !== null).length,
     boundaries: areas.filter((a) => a.kind === "boundary").length,
   };
-  return { dataset: { dataVersion: input.dataVersion, psaps, areas }, summary };
+  return { dataset: { dataVersion: input.dataVersion, psaps, areas, served }, summary };
 }

@@ -1,8 +1,8 @@
 // Shapes shared by the import's readers, merge step and report.
-import type { LocationPrecision } from "../../sdk/src/protocol.ts";
-import type { Ring } from "../../src/psap/area.ts";
+import type { LocationPrecision, PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import type { Ring } from "../../src/psap/geometry.ts";
 
-export type FileKind = "fcc-csv" | "fcc-json" | "project-csv" | "geojson";
+export type FileKind = "fcc-csv" | "fcc-json" | "project-csv" | "geojson" | "census-places" | "overrides";
 
 /** One dropped or ignored row, and why. `line` is the file's line (CSV) or the item's position (JSON). */
 export interface RowIssue {
@@ -29,6 +29,7 @@ export interface FccRow {
   city: string;
   secondary: boolean;
   modified: string;
+  comments: string;
 }
 
 export interface FccGeocode {
@@ -58,4 +59,33 @@ export interface BoundaryFeature {
   psapId: string;
   areaId: string;
   rings: Ring[];
+}
+
+/** A Census place (TIGER/Line PLACE layer): city limits, or a census-designated community. */
+export interface CensusPlace {
+  /** Seven-digit GEOID: state FIPS + place FIPS. */
+  geoid: string;
+  /** USPS code of its state or territory. */
+  state: string;
+  name: string;
+  /** "Evanston city", "Spring CDP": the Census's own label. */
+  nameLsad: string;
+  /** CLASSFP: C* incorporated (C9: not functioning), U1/U2 census-designated, M2 military CDP. */
+  classFp: string;
+  /** An incorporated place with a functioning government: it has city limits and usually its own police. */
+  incorporated: boolean;
+  rings: Ring[];
+  /** The Census internal point, [lon, lat]. */
+  interior: [number, number];
+}
+
+/** A row of an operator's jurisdiction override file. */
+export interface OverrideRow {
+  line: number;
+  psapId: string;
+  jurisdiction?: PsapJurisdiction;
+  /** Census GEOIDs; undefined leaves what the import derived. */
+  servedPlaces?: string[];
+  /** County FIPS; undefined leaves what the import derived. */
+  servedCounties?: string[];
 }

@@ -1,4 +1,4 @@
-// Name normalisation for matching registry text to Census county names and gazetteer cities.
+// Name normalisation for matching registry text to Census county and place names.
 
 /** Lower case, no accents, no punctuation or spaces; "Saint" -> "st", "Fort" -> "ft", "Mount" -> "mt". */
 export function normalizeName(s: string): string {

@@ -1,16 +1,17 @@
-// Reads the input files (any mix of formats), merges them and reports on every row.
+// Reads the input files (any mix of formats, recognised by content), merges them and reports on every row.
 import { readFileSync } from "node:fs";
 import { basename } from "node:path";
-import type { PsapDataset } from "../../src/psap/types.ts";
+import type { PsapDataset } from "../index/dataset.ts";
 import { loadCounties } from "./counties.ts";
 import { parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
-import { Gazetteer } from "./gazetteer.ts";
 import { type MergeSummary, mergeInputs } from "./merge.ts";
-import type { BoundaryFeature, FccGeocode, FccRow, FileReport, ProjectRow } from "./model.ts";
+import type { BoundaryFeature, CensusPlace, FccGeocode, FccRow, FileReport, OverrideRow, ProjectRow } from "./model.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
+import { isOverrideCsvHeader, readOverrides } from "./read-overrides.ts";
+import { isCensusPlaces, isZip, maybeGunzip, readCensusPlaces, readShapefileZip } from "./read-places.ts";
 import { isProjectCsvHeader, readProjectCsv } from "./read-project-csv.ts";
 
 export interface PreparedImport {
@@ -19,16 +20,16 @@ export interface PreparedImport {
   summary: MergeSummary;
 }
 
-function readText(path: string): string {
-  let text: string;
+function readBytes(path: string): Buffer {
+  let bytes: Buffer;
   try {
-    text = readFileSync(path, "utf8");
+    bytes = readFileSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? "error";
     throw new ImportError(`${path}: cannot read the file (${code})`, { cause: err });
   }
-  if (text.trim() === "") throw new ImportError(`${path}: the file is empty`);
-  return text;
+  if (bytes.length === 0) throw new ImportError(`${path}: the file is empty`);
+  return bytes;
 }
 
 function registryVersion(path: string, maxDate: string): string {
@@ -37,41 +38,65 @@ function registryVersion(path: string, maxDate: string): string {
 }
 
 /** Reads every file first, so that an unreadable one stops the import before anything is built. */
-export function prepareImport(
+export async function prepareImport(
   paths: readonly string[],
   options: { dataVersion?: string } = {},
-): PreparedImport {
+): Promise<PreparedImport> {
   if (paths.length === 0) throw new ImportError("no input files given");
   const files: FileReport[] = [];
   const fcc: FccRow[] = [];
   const geocodes: { rows: FccGeocode[]; report: FileReport }[] = [];
   const project: ProjectRow[] = [];
   const boundaries: { rows: BoundaryFeature[]; report: FileReport }[] = [];
+  const overrides: { rows: OverrideRow[]; report: FileReport }[] = [];
+  const places: CensusPlace[] = [];
   const versions: string[] = [];
+  const placeSources: string[] = [];
   for (const path of paths) {
-    const text = readText(path);
-    const trimmed = text.trimStart();
-    if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
-      let json: unknown;
+    const raw = readBytes(path);
+    let json: unknown;
+    if (isZip(raw)) {
+      json = await readShapefileZip(path, raw);
+    } else {
+      let text: string;
       try {
-        json = JSON.parse(text);
+        text = maybeGunzip(raw).toString("utf8");
       } catch (err) {
-        throw new ImportError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err });
+        throw new ImportError(`${path}: not a readable gzip file (${(err as Error).message})`, { cause: err });
       }
-      if (isFccJson(json)) {
-        const r = readFccJson(path, json);
-        geocodes.push({ rows: r.geocodes, report: r.report });
-        files.push(r.report);
-      } else if (isGeoJson(json)) {
-        const r = readGeoJson(path, json);
-        boundaries.push({ rows: r.features, report: r.report });
-        files.push(r.report);
-        versions.push(basename(path));
+      if (text.trim() === "") throw new ImportError(`${path}: the file is empty`);
+      const trimmed = text.trimStart();
+      if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
+        try {
+          json = JSON.parse(text);
+        } catch (err) {
+          throw new ImportError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err });
+        }
       } else {
-        throw new ImportError(`${path}: JSON that is neither the registry export (an array) nor GeoJSON`);
+        readCsvFile(path, text);
+        continue;
       }
-      continue;
     }
+    if (isCensusPlaces(json)) {
+      const r = readCensusPlaces(path, json);
+      places.push(...r.places);
+      files.push(r.report);
+      placeSources.push(basename(path));
+    } else if (isFccJson(json)) {
+      const r = readFccJson(path, json);
+      geocodes.push({ rows: r.geocodes, report: r.report });
+      files.push(r.report);
+    } else if (isGeoJson(json)) {
+      const r = readGeoJson(path, json);
+      boundaries.push({ rows: r.features, report: r.report });
+      files.push(r.report);
+      versions.push(basename(path));
+    } else {
+      throw new ImportError(`${path}: JSON that is neither the registry export, Census places nor boundary GeoJSON`);
+    }
+  }
+
+  function readCsvFile(path: string, text: string): void {
     let header: string[];
     try {
       header = parseCsv(text.split(/\r?\n/, 1)[0] ?? "").header;
@@ -90,9 +115,14 @@ export function prepareImport(
         project.push(...r.rows);
         files.push(r.report);
         versions.push(basename(path));
+      } else if (isOverrideCsvHeader(header)) {
+        const r = readOverrides(path, text);
+        overrides.push({ rows: r.rows, report: r.report });
+        files.push(r.report);
+        versions.push(basename(path));
       } else {
         throw new ImportError(
-          `${path}: unrecognised CSV header (expected the FCC registry's or "id,name,type,state,county,city,phone,latitude,longitude,location_precision")`,
+          `${path}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision" or "psap_id,jurisdiction,served_places,served_counties")`,
         );
       }
     } catch (err) {
@@ -100,14 +130,18 @@ export function prepareImport(
       throw new ImportError(`${path}: not a readable CSV file (${(err as Error).message})`, { cause: err });
     }
   }
+
+  const seenPlaces = new Set<string>();
+  const uniquePlaces = places.filter((p) => !seenPlaces.has(p.geoid) && seenPlaces.add(p.geoid));
   const { dataset, summary } = mergeInputs({
     fcc,
     geocodes,
     project,
     boundaries,
+    places: uniquePlaces,
+    overrides,
     counties: loadCounties(),
-    gazetteer: () => Gazetteer.load(),
-    dataVersion: options.dataVersion ?? versions.join(" + "),
+    dataVersion: options.dataVersion ?? [...versions, ...placeSources.map((s) => `Census places (${s})`)].join(" + "),
   });
   if (dataset.psaps.length === 0) throw new ImportError("the inputs hold no usable PSAP: nothing to import");
   return { dataset, files, summary };

@@ -1,7 +1,7 @@
-// The atomic switch: every bucket of the new version first, the pointer last, then the cleanup of
+// The atomic switch: every entry and catalogue key of the new version first, the pointer last, then the cleanup of
 // versions two or more imports old (once no cache can still point at them).
-import type { BuiltIndex } from "../../src/psap/build.ts";
 import { type IndexManifest, POINTER_KEY, parseManifest, versionPrefix } from "../../src/psap/format.ts";
+import type { BuiltIndex } from "../index/build.ts";
 import type { KvTarget } from "./kv.ts";
 
 /** A superseded version stays readable at least this long (isolate pointer cache 30 s + KV edge cache 60 s, with room). */
@@ -37,8 +37,9 @@ export function planVersions(
 }
 
 export interface PublishResult {
-  bucketKeys: number;
-  /** Buckets plus the pointer. */
+  entryKeys: number;
+  catalogueKeys: number;
+  /** Entries, catalogue and the pointer. */
   keysWritten: number;
   deletedVersions: string[];
   keysDeleted: number;
@@ -49,7 +50,7 @@ export async function publishIndex(
   built: BuiltIndex,
   toDelete: readonly string[],
 ): Promise<PublishResult> {
-  await target.putMany([...built.buckets]);
+  await target.putMany([...built.entries, ...built.catalogue]);
   await target.putMany([[built.pointerKey, built.pointerValue]]);
   let keysDeleted = 0;
   for (const version of toDelete) {
@@ -58,8 +59,9 @@ export async function publishIndex(
     keysDeleted += keys.length;
   }
   return {
-    bucketKeys: built.buckets.size,
-    keysWritten: built.buckets.size + 1,
+    entryKeys: built.entries.size,
+    catalogueKeys: built.catalogue.size,
+    keysWritten: built.entries.size + built.catalogue.size + 1,
     deletedVersions: [...toDelete],
     keysDeleted,
   };

@@ -36,6 +36,7 @@ export function readFccCsv(
     number,
   ];
   const iDate = col("Date Last Modified");
+  const iComments = col("Comments");
   const report: FileReport = {
     path,
     kind: "fcc-csv",
@@ -82,6 +83,7 @@ export function readFccCsv(
       city: get(iCity),
       secondary: flags.includes("S"),
       modified,
+      comments: iComments >= 0 ? get(iComments) : "",
     };
     const prev = byId.get(id);
     if (prev) {

@@ -1,6 +1,6 @@
 // Reads service-boundary polygons (GeoJSON, NENA-style properties) that give the `boundary` match.
 
-import type { Ring } from "../../src/psap/area.ts";
+import type { Ring } from "../../src/psap/geometry.ts";
 import type { BoundaryFeature, FileReport } from "./model.ts";
 
 /** Properties that name the PSAP a polygon belongs to (the registry's PSAP ID, or a project id). */

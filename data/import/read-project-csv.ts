@@ -1,5 +1,6 @@
 // Reads the project's own CSV (README "PSAP data"): adds PSAPs, or fills fields of existing ones.
 import type { LocationPrecision } from "../../sdk/src/protocol.ts";
+import { parsePhoneNumberFromString } from "libphonenumber-js";
 import { parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FileReport, ProjectRow } from "./model.ts";
@@ -22,12 +23,11 @@ export function isProjectCsvHeader(header: readonly string[]): boolean {
   return header[0] === "id" && header.every((h) => (PROJECT_COLUMNS as readonly string[]).includes(h));
 }
 
-/** E.164 from "+17085551234", "708-555-1234", "(708) 555 1234", "1 708 555 1234"; null if none of those. */
+/** E.164 from "+17085551234", "708-555-1234", "(708) 555 1234", "1 708 555 1234"; null when it is not a valid number. */
 export function normalizePhone(text: string): string | null {
-  const t = text.replace(/[\s().-]/g, "");
-  if (/^\+[1-9]\d{7,14}$/.test(t)) return /^\+1/.test(t) && !/^\+1[2-9]\d{2}[2-9]\d{6}$/.test(t) ? null : t;
-  if (/^1?[2-9]\d{2}[2-9]\d{6}$/.test(t)) return `+1${t.slice(-10)}`;
-  return null;
+  // libphonenumber-js (Google's libphonenumber metadata): a bare national number is read as North American.
+  const parsed = parsePhoneNumberFromString(text, "US");
+  return parsed?.isValid() ? parsed.number : null;
 }
 
 const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
@@ -83,7 +83,7 @@ export function readProjectCsv(path: string, text: string): { rows: ProjectRow[]
     if (get("phone")) {
       const phone = normalizePhone(get("phone"));
       if (!phone) {
-        drop("phone is not an E.164 or 10-digit North American number");
+        drop("phone is not a valid E.164 or 10-digit North American number");
         continue;
       }
       row.phone = phone;

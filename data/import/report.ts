@@ -1,10 +1,11 @@
-// The import report: every row read is accounted for (kept, or dropped with a reason).
-import type { BuiltIndex } from "../../src/psap/build.ts";
+// The import report: every row and feature read is accounted for, every PSAP classified, linked and placed.
+import type { BuiltIndex } from "../index/build.ts";
 import type { MergeSummary } from "./merge.ts";
 import type { FileReport } from "./model.ts";
 import type { PublishResult } from "./publish.ts";
 
 const MAX_LINES_SHOWN = 50;
+const MAX_ITEMS_SHOWN = 40;
 
 function groupIssues(file: FileReport): Map<string, number[]> {
   const groups = new Map<string, number[]>();
@@ -18,6 +19,11 @@ function lineList(lines: number[], unit: string): string {
   return `${unit} ${shown}${sorted.length > MAX_LINES_SHOWN ? `, ... (${sorted.length - MAX_LINES_SHOWN} more)` : ""}`;
 }
 
+function listed<T>(out: string[], items: readonly T[], line: (item: T) => string): void {
+  for (const item of items.slice(0, MAX_ITEMS_SHOWN)) out.push(`  - ${line(item)}`);
+  if (items.length > MAX_ITEMS_SHOWN) out.push(`  - ... (${items.length - MAX_ITEMS_SHOWN} more; --report-json has all)`);
+}
+
 export function formatReport(args: {
   files: readonly FileReport[];
   summary: MergeSummary;
@@ -26,46 +32,75 @@ export function formatReport(args: {
   publish: PublishResult | null;
   elapsedMs: number;
 }): string {
-  const { files, summary, built, publish } = args;
+  const { files, summary: s, built, publish } = args;
   const out: string[] = [];
   out.push(`PSAP import: ${built.manifest.data_version}`);
   for (const f of files) {
     out.push(`\n${f.path} (${f.kind}): ${f.rowsRead} rows read, ${f.kept} kept, ${f.dropped.length} dropped`);
-    const unit = f.kind === "fcc-json" || f.kind === "geojson" ? "items" : "lines";
+    const unit = f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" ? "items" : "lines";
     for (const [reason, lines] of groupIssues(f)) {
-      const listed = /^(bad|duplicate|no PSAP with id)/.test(reason) ? `: ${lineList(lines, unit)}` : "";
-      out.push(`  - ${lines.length} ${reason}${listed}`);
+      const shown = /^(bad|duplicate|no PSAP with id)/.test(reason) ? `: ${lineList(lines, unit)}` : "";
+      out.push(`  - ${lines.length} ${reason}${shown}`);
     }
     for (const n of f.notes) out.push(`  - note: ${n}`);
   }
+  out.push(`\nPSAPs: ${s.psaps} (${s.primaries} primary, ${s.secondaries} secondary), ${s.unplaced.length} left out`);
   out.push(
-    `\nPSAPs: ${summary.psaps} (${summary.primaries} primary, ${summary.secondaries} secondary), ${summary.unplaced.length} left out`,
+    `Jurisdictions: ${Object.entries(s.jurisdictions)
+      .map(([j, n]) => `${j} ${n}`)
+      .join(", ")}${s.overridden > 0 ? ` (${s.overridden} set by the override file)` : ""}`,
+  );
+  out.push("Decided by:");
+  for (const [rule, n] of Object.entries(s.rules).sort((a, b) => b[1] - a[1])) out.push(`  - ${rule}: ${n}`);
+  if (s.unclassified.length > 0) {
+    out.push(`Names not classified (${s.unclassified.length}; county assumed; settle them with an override file):`);
+    listed(out, s.unclassified, (u) => `${u.id} ${u.name} (${u.state})`);
+  }
+  out.push(
+    `Secondaries linked to their primary: ${s.handledBy.linked} (${s.handledBy.named} comments name one, ${s.handledBy.dropped.length} links dropped)`,
+  );
+  listed(out, s.handledBy.dropped, (d) => `${d.id}: ${d.reason}`);
+  out.push(
+    `Census places: ${s.places.read} (${s.places.incorporated} incorporated, ${s.places.communities} census-designated or inactive)`,
+  );
+  out.push(
+    `Municipal PSAPs linked to their city: ${s.municipal.linked}; not linked (no incorporated Census place of that name: townships, New England towns): ${s.municipal.unlinked.length}`,
+  );
+  listed(out, s.municipal.unlinked, (u) => `${u.id} ${u.name} (${u.state})`);
+  out.push(
+    `Answering centres derived for ${s.answered.places} cities and ${s.answered.counties} of ${s.answered.countiesTotal} counties`,
   );
   out.push("Placed by:");
-  for (const [method, n] of Object.entries(summary.placement)) out.push(`  - ${method}: ${n}`);
-  for (const u of summary.unplaced) out.push(`  - left out ${u.id}: ${u.reason}`);
-  out.push(`County match: ${summary.countyMatched} of ${summary.psaps} PSAPs matched to a Census county`);
-  if (summary.unmatchedCounties.length > 0) {
-    out.push(`Counties not matched (${summary.unmatchedCounties.length}):`);
-    for (const u of summary.unmatchedCounties)
-      out.push(`  - ${u.state}: "${u.county}" (${u.psaps} PSAP${u.psaps > 1 ? "s" : ""})`);
-  }
-  const pct = summary.psaps > 0 ? ((100 * summary.withPhone) / summary.psaps).toFixed(1) : "0.0";
-  out.push(`Phone numbers: ${summary.withPhone} of ${summary.psaps} (${pct} %)`);
-  out.push(`Boundary polygons: ${summary.boundaries}`);
-  const mb = (built.stats.totalChars / 1024 / 1024).toFixed(1);
+  for (const [method, n] of Object.entries(s.placement)) out.push(`  - ${method}: ${n}`);
+  for (const u of s.unplaced) out.push(`  - left out ${u.id}: ${u.reason}`);
+  out.push(`Registry geocodes not trusted, PSAP moved more than 1 km (${s.moved.length}):`);
+  listed(out, s.moved, (m) => `${m.id} ${m.name} (${m.state}): ${m.why}; ${m.method}, ${m.km.toFixed(1)} km away`);
   out.push(
-    `Index: version ${built.manifest.version}, H3 resolution ${built.manifest.resolution}, ${built.stats.buckets} buckets (${mb} MiB, largest ${(built.stats.maxBucketChars / 1024).toFixed(0)} KiB), built in ${built.stats.buildMs} ms`,
+    `County match: ${s.countyMatched} of ${s.psaps} PSAPs matched to a Census county (${s.countyFromName} by the county their name gives)`,
+  );
+  if (s.unmatchedCounties.length > 0) {
+    out.push(`Counties not matched (${s.unmatchedCounties.length}):`);
+    for (const u of s.unmatchedCounties) out.push(`  - ${u.state}: "${u.county}" (${u.psaps} PSAP${u.psaps > 1 ? "s" : ""})`);
+  }
+  const pct = s.psaps > 0 ? ((100 * s.withPhone) / s.psaps).toFixed(1) : "0.0";
+  out.push(`Phone numbers: ${s.withPhone} of ${s.psaps} (${pct} %)`);
+  out.push(`Boundary polygons: ${s.boundaries}`);
+  const st = built.stats;
+  const leaves = Object.entries(st.leavesByResolution)
+    .map(([r, n]) => `res ${r}: ${n}`)
+    .join(", ");
+  out.push(
+    `Index: version ${built.manifest.version}, ${st.entries} entries (${(st.totalBytes / 1024 / 1024).toFixed(1)} MiB, largest ${(st.maxEntryBytes / 1024).toFixed(0)} KiB; ${leaves}), catalogue ${built.catalogue.size} keys, built in ${(st.buildMs / 1000).toFixed(1)} s`,
   );
   if (publish) {
     out.push(
-      `Keys written to ${args.target}: ${publish.keysWritten} (${publish.bucketKeys} buckets, then the pointer)`,
+      `Keys written to ${args.target}: ${publish.keysWritten} (${publish.entryKeys} entries, ${publish.catalogueKeys} catalogue, then the pointer)`,
     );
     if (publish.deletedVersions.length > 0) {
       out.push(`Old versions deleted: ${publish.deletedVersions.join(", ")} (${publish.keysDeleted} keys)`);
     }
   } else {
-    out.push(`Dry run: nothing written (${built.stats.buckets + 1} keys would be written)`);
+    out.push(`Dry run: nothing written (${st.entries + built.catalogue.size + 1} keys would be written)`);
   }
   out.push(`Time: ${(args.elapsedMs / 1000).toFixed(1)} s`);
   return out.join("\n");

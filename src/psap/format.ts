@@ -1,48 +1,89 @@
-// KV layout of the PSAP index and the (de)serialisation of one bucket.
+// KV layout of the PSAP index and the (de)serialisation of one entry, shared by the builder and the lookup.
 //
-//   psap:current              -> IndexManifest (JSON): the pointer, written last by an import
-//   psap:v:<version>:<cell>   -> Bucket (JSON) for one H3 cell at the manifest's resolution
+//   psap:current                        -> IndexManifest (JSON): the pointer, written last by an import
+//   psap:v:<version>:<root>/<digits>    -> EntryJson for one leaf of the manifest's cell tree
+//   psap:v:<version>:catalogue          -> CatalogueIndex (JSON): the admin catalogue's parts
+//   psap:v:<version>:catalogue:<n>      -> CatalogueRecord[] (JSON), sorted by id
 //
-// A cell without a key has no PSAP within reach (maxDistanceKm plus the cell radius).
-import type { LocationPrecision, PhoneKind, PsapJurisdiction } from "../../sdk/src/protocol.ts";
-import { decodeRings, type EncodedRings } from "./area.ts";
-import type { RankArea, RankPool } from "./rank.ts";
-import type { IndexedPsap } from "./types.ts";
+// The manifest's tree says, for every H3 cell a fix can fall in, whether an entry covers it (a
+// leaf), whether no PSAP is within reach (empty), or whether its children decide (split). A leaf
+// whose entry cannot be read is therefore a failure of ours, never "no PSAP nearby".
+import type {
+  LocationPrecision,
+  PhoneKind,
+  PsapJurisdiction,
+  PsapRecord,
+} from "../../sdk/src/protocol.ts";
 
 export const POINTER_KEY = "psap:current";
-export const FORMAT = 1;
+export const FORMAT = 2;
 
-export function bucketKey(version: string, cell: string): string {
-  return `psap:v:${version}:${cell}`;
+/** A PSAP as stored: the delivered record without the per-lookup fields. */
+export type IndexedPsap = Omit<PsapRecord, "distance_km" | "match">;
+
+export function entryKey(version: string, node: string): string {
+  return `psap:v:${version}:${node}`;
 }
 
 export function versionPrefix(version: string): string {
   return `psap:v:${version}:`;
 }
 
+export function catalogueIndexKey(version: string): string {
+  return `psap:v:${version}:catalogue`;
+}
+
+export function cataloguePartKey(version: string, part: number): string {
+  return `psap:v:${version}:catalogue:${part}`;
+}
+
 export interface IndexManifest {
   format: typeof FORMAT;
   version: string;
   data_version: string;
-  /** H3 resolution of the buckets. */
-  resolution: number;
-  /** The most records a lookup can return exactly (the `limit` is clamped to it). */
-  top_n: number;
-  /** Border tolerances up to this are exact (larger accuracies are clamped to it). */
-  max_tolerance_km: number;
-  max_distance_km: number;
   created_at: string;
   psaps: number;
-  buckets: number;
-  /** Every cell that has an entry, sorted: a cell not listed has no PSAP within reach; a listed one whose entry is missing is a failure. */
-  cells: string[];
+  entries: number;
+  /** The most records a lookup can return exactly (the `limit` is clamped to it). */
+  top_n: number;
+  max_distance_km: number;
+  /** Border tolerances up to this are exact; a larger accuracy counts as this much at a border. */
+  max_tolerance_km: number;
+  /** Resolution of the tree's roots and of its deepest cells. */
+  root_resolution: number;
+  max_resolution: number;
+  /**
+   * Per root cell, its subtree in preorder: `L` a leaf (an entry exists), `E` empty (no PSAP within
+   * reach), `S` split, followed by one subtree per child digit 0..6 (tree.ts). A root not listed is empty.
+   */
+  tree: Record<string, string>;
   /** Earlier versions, newest first, with when they stopped being current (for cleanup). */
   previous: { version: string; superseded_at: string }[];
 }
 
+// ---------------------------------------------------------------------------
+// Entries
+
+/** Area kinds in an entry: 0 an operator boundary, 1 an incorporated place, 2 a census-designated place, 3 a county. */
+export const AREA_BOUNDARY = 0;
+export const AREA_CITY = 1;
+export const AREA_COMMUNITY = 2;
+export const AREA_COUNTY = 3;
+export type AreaKindCode = 0 | 1 | 2 | 3;
+
+const JURISDICTIONS: readonly PsapJurisdiction[] = ["county", "regional", "state", "municipal", "special"];
+const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
+const PHONE_KINDS: readonly PhoneKind[] = ["emergency", "administrative"];
+
+/** The SPEC's jurisdiction order within the boundary, city and county groups: county first, special last. */
+export function jurisdictionRank(j: PsapJurisdiction): number {
+  const i = JURISDICTIONS.indexOf(j);
+  return i < 0 ? JURISDICTIONS.length : i;
+}
+
 /**
- * One PSAP in a bucket: [id, name, type(0 primary, 1 secondary), state, county, city, phone, lat, lon,
- * precision, jurisdiction, handled_by, phone_kind].
+ * One PSAP in an entry: [id, name, type (0 primary, 1 secondary), state, county, city, phone,
+ * phone_kind (0 emergency, 1 administrative, -1 none), jurisdiction (rank), handled_by, lat, lon, precision].
  */
 export type PsapTuple = [
   string,
@@ -54,26 +95,32 @@ export type PsapTuple = [
   string | null,
   number,
   number,
-  0 | 1 | 2,
-  PsapJurisdiction,
   string | null,
-  PhoneKind | null,
+  number,
+  number,
+  number,
 ];
 
-/** One area in a bucket: [kind(0 county, 1 boundary), id, rings, member indexes into `p`]. */
-type AreaTuple = [0 | 1, string, EncodedRings, number[]];
+/**
+ * One area in an entry: [kind, id, name, state, bounding box [minLon, minLat, maxLon, maxLat] in
+ * geometry.ts's storage units (longitudes unwrapped like its rings), rings (geometry.ts's encoding),
+ * member indexes into `p`]. The box lets a lookup skip an area without decoding its rings.
+ */
+export type AreaTuple = [AreaKindCode, string, string, string | null, number[], string[], number[]];
 
-export interface BucketJson {
+export interface EntryJson {
+  /** The leaf's centre [lat, lon]: the nearest candidates' lower bounds are distances from it. */
+  c: [number, number];
+  /** Every PSAP this entry can return. */
   p: PsapTuple[];
-  /** Indexes into `p` of the nearest-PSAP candidates. */
+  /** Indexes into `p` of the nearest candidates: primaries, then secondaries, each nearest to `c` first. */
   n: number[];
+  /** For each of `n`, a lower bound of its distance from `c`, whole metres. */
+  d: number[];
   a: AreaTuple[];
 }
 
-const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
-
 export function psapToTuple(p: IndexedPsap): PsapTuple {
-  const prec = PRECISIONS.indexOf(p.location_precision);
   return [
     p.id,
     p.name,
@@ -82,12 +129,12 @@ export function psapToTuple(p: IndexedPsap): PsapTuple {
     p.county,
     p.city,
     p.phone,
+    p.phone_kind === null ? -1 : PHONE_KINDS.indexOf(p.phone_kind),
+    jurisdictionRank(p.jurisdiction),
+    p.handled_by,
     p.latitude,
     p.longitude,
-    (prec < 0 ? 1 : prec) as 0 | 1 | 2,
-    p.jurisdiction,
-    p.handled_by,
-    p.phone_kind,
+    Math.max(0, PRECISIONS.indexOf(p.location_precision)),
   ];
 }
 
@@ -100,197 +147,84 @@ export function tupleToPsap(t: PsapTuple): IndexedPsap {
     county: t[4],
     city: t[5],
     phone: t[6],
-    latitude: t[7],
-    longitude: t[8],
-    location_precision: PRECISIONS[t[9]] ?? "city",
-    jurisdiction: t[10],
-    handled_by: t[11],
-    phone_kind: t[12],
+    phone_kind: PHONE_KINDS[t[7]] ?? null,
+    jurisdiction: JURISDICTIONS[t[8]] ?? "special",
+    handled_by: t[9],
+    latitude: t[10],
+    longitude: t[11],
+    location_precision: PRECISIONS[t[12]] ?? "city",
   };
 }
 
-export function encodeArea(
-  kind: "county" | "boundary",
-  id: string,
-  rings: EncodedRings,
-  members: number[],
-): AreaTuple {
-  return [kind === "boundary" ? 1 : 0, id, rings, members];
-}
-
-/** Parses a bucket's JSON. Throws on a value that is not a bucket. */
-export function parseBucket(text: string): BucketJson {
-  const json = JSON.parse(text) as BucketJson;
-  if (!json || !Array.isArray(json.p) || !Array.isArray(json.n) || !Array.isArray(json.a)) {
-    throw new Error("PSAP index bucket is malformed");
+/** Thrown when stored text is not what the builder writes (a corrupt or foreign value). */
+export class MalformedIndexError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MalformedIndexError";
   }
-  return json;
 }
 
-/** The areas of a parsed bucket, decoded for ranking. */
-export function bucketAreas(json: BucketJson): RankArea[] {
-  return decodeAreas(json.a);
+function isTuple(t: unknown): t is PsapTuple {
+  return (
+    Array.isArray(t) &&
+    t.length === 13 &&
+    typeof t[0] === "string" &&
+    typeof t[1] === "string" &&
+    (t[2] === 0 || t[2] === 1) &&
+    typeof t[10] === "number" &&
+    typeof t[11] === "number" &&
+    typeof t[8] === "number"
+  );
 }
 
-/** Parses a bucket into a ranking pool. Throws on a value that is not a bucket. */
-export function decodeBucket(text: string): RankPool {
-  const json = parseBucket(text);
-  return { psaps: json.p.map(tupleToPsap), nearest: json.n, areas: bucketAreas(json) };
+function isIndexList(list: unknown, size: number): list is number[] {
+  return Array.isArray(list) && list.every((i) => Number.isInteger(i) && i >= 0 && i < size);
 }
 
-/** A bucket's PSAP tuples located in its text, without parsing them (see `scanBucket`). */
-export interface ScannedBucket {
-  count: number;
-  latitude: number[];
-  longitude: number[];
-  /** 0 primary, 1 secondary. */
-  type: number[];
-  /** Where each tuple's text starts and ends (JSON.parse of that slice gives the tuple). */
-  tupleStart: number[];
-  tupleEnd: number[];
-  /** The rest of the bucket, parsed. */
-  nearest: number[];
-  areas: AreaTuple[];
+function isArea(a: unknown, size: number): a is AreaTuple {
+  return (
+    Array.isArray(a) &&
+    a.length === 7 &&
+    (a[0] === 0 || a[0] === 1 || a[0] === 2 || a[0] === 3) &&
+    typeof a[1] === "string" &&
+    typeof a[2] === "string" &&
+    Array.isArray(a[4]) &&
+    a[4].length === 4 &&
+    a[4].every((v: unknown) => typeof v === "number" && Number.isFinite(v)) &&
+    Array.isArray(a[5]) &&
+    a[5].every((ring: unknown) => typeof ring === "string") &&
+    isIndexList(a[6], size)
+  );
 }
 
-const QUOTE = 34;
-const BACKSLASH = 92;
-const COMMA = 44;
-const OPEN = 91;
-const CLOSE = 93;
-const P_HEAD = '{"p":[';
-const N_HEAD = ',"n":';
-
-/**
- * Reads a bucket in the layout `buildIndex` writes (JSON.stringify of `{p, n, a}`) without
- * materialising its PSAPs: each tuple's coordinates and type are read (`Number` of the same digits
- * gives the same double as JSON.parse), the tuple itself is left in the text. Null when the text is
- * not in that exact layout (the caller then parses it in full).
- */
-export function scanBucket(text: string): ScannedBucket | null {
-  if (!text.startsWith(P_HEAD)) return null;
-  const len = text.length;
-  // Plain arrays (on the JS heap): large typed arrays per cold read would add GC pressure.
-  const lat: number[] = [];
-  const lon: number[] = [];
-  const type: number[] = [];
-  const starts: number[] = [];
-  const ends: number[] = [];
-  let count = 0;
-  let i = P_HEAD.length;
-  const valueEnd = (from: number): number => {
-    let k = from;
-    if (text.charCodeAt(k) === QUOTE) {
-      k++;
-      while (k < len) {
-        const c = text.charCodeAt(k);
-        if (c === BACKSLASH) k += 2;
-        else if (c === QUOTE) return k + 1;
-        else k++;
-      }
-      return -1;
-    }
-    while (k < len) {
-      const c = text.charCodeAt(k);
-      if (c === COMMA || c === CLOSE) return k;
-      if (c === OPEN || c === QUOTE || c === 123 || c === 125) return -1;
-      k++;
-    }
-    return -1;
-  };
-  if (text.charCodeAt(i) === CLOSE) i++;
-  else {
-    for (;;) {
-      if (text.charCodeAt(i) !== OPEN) return null;
-      const start = i;
-      i++;
-      let field = 0;
-      let la = Number.NaN;
-      let lo = Number.NaN;
-      let t = -1;
-      for (;;) {
-        const end = valueEnd(i);
-        if (end < 0) return null;
-        if (field === 2) {
-          const c = text.charCodeAt(i);
-          t = end === i + 1 && (c === 48 || c === 49) ? c - 48 : -1;
-        } else if (field === 7) la = jsonNumber(text, i, end);
-        else if (field === 8) lo = jsonNumber(text, i, end);
-        field++;
-        i = end;
-        const c = text.charCodeAt(i);
-        i++;
-        if (c === CLOSE) break;
-        if (c !== COMMA) return null;
-      }
-      if (field !== 13 || t < 0 || !Number.isFinite(la) || !Number.isFinite(lo)) return null;
-      lat.push(la);
-      lon.push(lo);
-      type.push(t);
-      starts.push(start);
-      ends.push(i);
-      count++;
-      const c = text.charCodeAt(i);
-      i++;
-      if (c === CLOSE) break;
-      if (c !== COMMA) return null;
-    }
+/** Parses and checks an entry. Throws MalformedIndexError on anything the builder would not write. */
+export function parseEntry(text: string): EntryJson {
+  let json: Partial<EntryJson>;
+  try {
+    json = JSON.parse(text) as Partial<EntryJson>;
+  } catch {
+    throw new MalformedIndexError("PSAP index entry is not JSON");
   }
-  if (!text.startsWith(N_HEAD, i)) return null;
-  const rest = JSON.parse(`{${text.slice(i + 1)}`) as Partial<BucketJson>;
-  if (!rest || !Array.isArray(rest.n) || !Array.isArray(rest.a) || Object.keys(rest).length !== 2)
-    return null;
-  return {
-    count,
-    latitude: lat,
-    longitude: lon,
-    type,
-    tupleStart: starts,
-    tupleEnd: ends,
-    nearest: rest.n,
-    areas: rest.a,
-  };
-}
-
-/** Exact powers of ten (every one up to 1e22 is a double). */
-const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
-
-/**
- * The JSON number in text[start, end), exactly as JSON.parse reads it. Plain decimals of at most
- * 2^53 in their digits and 22 fraction digits are computed directly (an exact integer divided by
- * an exact power of ten: one correctly rounded operation, so the correctly rounded value); anything
- * else goes through Number(), which rounds correctly too. NaN when it is not a number.
- */
-export function jsonNumber(text: string, start: number, end: number): number {
-  let k = start;
-  const negative = text.charCodeAt(k) === 45;
-  if (negative) k++;
-  let m = 0;
-  let digits = 0;
-  let fraction = -1;
-  for (; k < end; k++) {
-    const c = text.charCodeAt(k);
-    if (c >= 48 && c <= 57) {
-      m = m * 10 + (c - 48);
-      digits++;
-    } else if (c === 46 && fraction < 0) fraction = 0;
-    else break;
-    if (fraction >= 0 && c !== 46) fraction++;
+  const p = json?.p;
+  if (!Array.isArray(p) || !p.every(isTuple)) throw new MalformedIndexError("PSAP index entry has bad records");
+  if (!isIndexList(json.n, p.length)) throw new MalformedIndexError("PSAP index entry has bad candidates");
+  const c = json.c;
+  const d = json.d;
+  if (
+    !Array.isArray(c) ||
+    c.length !== 2 ||
+    !c.every((v) => typeof v === "number" && Number.isFinite(v)) ||
+    !Array.isArray(d) ||
+    d.length !== json.n.length ||
+    !d.every((v) => typeof v === "number" && Number.isFinite(v))
+  ) {
+    throw new MalformedIndexError("PSAP index entry has a bad centre or bounds");
   }
-  if (k < end || digits === 0 || m >= 2 ** 53 || fraction === 0 || fraction > 22) {
-    return Number(text.slice(start, end));
+  const a = json.a;
+  if (!Array.isArray(a) || !a.every((area) => isArea(area, p.length))) {
+    throw new MalformedIndexError("PSAP index entry has bad areas");
   }
-  const v = fraction > 0 ? m / (POW10[fraction] as number) : m;
-  return negative ? -v : v;
-}
-
-/** The areas of a bucket, decoded for ranking. */
-export function decodeAreas(areas: readonly AreaTuple[]): RankArea[] {
-  return areas.map(([kind, , rings, members]) => ({
-    kind: kind === 1 ? "boundary" : "county",
-    geometry: decodeRings(rings),
-    members,
-  }));
+  return json as EntryJson;
 }
 
 export function parseManifest(text: string): IndexManifest | null {
@@ -301,9 +235,13 @@ export function parseManifest(text: string): IndexManifest | null {
       m.format === FORMAT &&
       typeof m.version === "string" &&
       typeof m.data_version === "string" &&
-      typeof m.resolution === "number" &&
       typeof m.top_n === "number" &&
-      Array.isArray(m.cells)
+      typeof m.max_tolerance_km === "number" &&
+      typeof m.max_distance_km === "number" &&
+      typeof m.root_resolution === "number" &&
+      typeof m.max_resolution === "number" &&
+      m.tree !== null &&
+      typeof m.tree === "object"
     ) {
       return m as IndexManifest;
     }
@@ -311,4 +249,31 @@ export function parseManifest(text: string): IndexManifest | null {
     // fall through: a pointer we cannot read is no pointer
   }
   return null;
+}
+
+// ---------------------------------------------------------------------------
+// The admin catalogue
+
+/** A PSAP as the admin routes show it: its record plus what it answers for. */
+export interface CatalogueRecord extends IndexedPsap {
+  /** Census GEOIDs of the places it answers for. */
+  served_places: string[];
+  /** FIPS codes of the counties it answers for. */
+  served_counties: string[];
+}
+
+export interface CataloguePart {
+  first: string;
+  last: string;
+  count: number;
+  /** PSAPs per state in this part. */
+  states: Record<string, number>;
+}
+
+export interface CatalogueIndex {
+  data_version: string;
+  psaps: number;
+  parts: CataloguePart[];
+  /** PSAPs and PSAPs with an imported phone, per state (the coverage report adds the contact directory). */
+  by_state: Record<string, { psaps: number; with_phone: number }>;
 }

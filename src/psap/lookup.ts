@@ -1,12 +1,14 @@
-// The runtime lookup: pointer (cached briefly) + one bucket (cached in the isolate) -> exact ranking.
-// Coordinates are never logged or put in an error message.
-import { latLngToCell } from "h3-js";
+// The runtime lookup: the pointer (cached briefly) and one entry (cached in the isolate), ranked exactly.
+// At most two KV reads per lookup, one in the common case. Coordinates never reach a log line or an error.
 import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { LruCache } from "./cache.ts";
-import { bucketKey, type IndexManifest, POINTER_KEY, parseManifest } from "./format.ts";
-import { type PreparedBucket, prepareBucketText, rankPrepared } from "./prepared.ts";
-import { borderToleranceKm } from "./rank.ts";
+import { decodeEntry } from "./decode.ts";
+import { entryKey, type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
+import { MalformedRingError, toleranceKm } from "./geometry.ts";
+import { type RankableEntry, rankEntry } from "./rank.ts";
+import { CellTree } from "./tree.ts";
+import { describeArea, emergencyNumbersAt, isOutsideCoverage } from "./where.ts";
 
 export interface PsapQuery {
   latitude: number;
@@ -23,13 +25,12 @@ export interface PsapLookupResult {
   reason?: PsapEmptyReason;
 }
 
-/** Minimal KV read interface so node tests and benchmarks can pass an in-memory store that counts reads. */
+/** The KV read interface: a KV namespace, or an in-memory store in node tests and benchmarks. */
 export interface PsapIndexStore {
   get(key: string, type: "text"): Promise<string | null>;
-  get(key: string, type: "arrayBuffer"): Promise<ArrayBuffer | null>;
 }
 
-/** No index has been loaded at all (no pointer key, or one this code cannot read). */
+/** No index has been loaded at all (no pointer key). */
 export class PsapIndexUnavailableError extends Error {
   readonly code = "psap_index_unavailable";
   static readonly code = "psap_index_unavailable";
@@ -41,7 +42,7 @@ export class PsapIndexUnavailableError extends Error {
 
 /**
  * The index is loaded but could not be read for this fix (a KV error or timeout, a missing or corrupt
- * entry). Never an answer: the caller reports a failure of ours, not "no PSAP nearby".
+ * entry or pointer). Never an answer: the caller reports a failure of ours, not "no PSAP nearby".
  */
 export class PsapLookupFailedError extends Error {
   readonly code = "psap_lookup_failed";
@@ -52,98 +53,99 @@ export class PsapLookupFailedError extends Error {
   }
 }
 
-interface PointerEntry {
+interface Pointer {
   manifest: IndexManifest;
-  /** The manifest's cells, for a quick "should this cell have an entry?". */
-  cells: ReadonlySet<string>;
+  tree: CellTree;
   expiresAt: number;
 }
 
-// The pointer is cached per store (a test may use several); buckets are immutable under their
-// versioned keys, so one isolate-wide cache serves every store. A bucket is cached prepared for
-// ranking (prepared.ts): the preparation is paid once, by the lookup that reads it.
-let pointers = new WeakMap<PsapIndexStore, PointerEntry>();
-const buckets = new LruCache<PreparedBucket>(
-  PSAP_LIMITS.bucketCacheMaxEntries,
-  PSAP_LIMITS.bucketCacheMaxChars,
-);
-const inflight = new Map<string, Promise<PreparedBucket>>();
+// The pointer is cached per store (a test may use several); entries are immutable under their
+// versioned keys, so one isolate-wide cache serves every store. An entry is cached decoded: a hot
+// lookup reads nothing and parses nothing.
+let pointers = new WeakMap<PsapIndexStore, Pointer>();
+const pointerReads = new WeakMap<PsapIndexStore, Promise<Pointer>>();
+const entries = new LruCache<RankableEntry>(PSAP_LIMITS.entryCacheMaxEntries, PSAP_LIMITS.entryCacheMaxChars);
+const entryReads = new Map<string, Promise<RankableEntry>>();
 
-/** Forgets every cached pointer and bucket (tests, and after a local re-import). */
+/** Forgets every cached pointer and entry (tests, and after a local re-import). */
 export function resetPsapLookupCache(store?: PsapIndexStore): void {
   if (store) pointers.delete(store);
   else pointers = new WeakMap();
-  buckets.clear();
+  entries.clear();
 }
 
-const pointerReads = new WeakMap<PsapIndexStore, Promise<PointerEntry>>();
-
-async function currentManifest(store: PsapIndexStore): Promise<PointerEntry> {
+function currentPointer(store: PsapIndexStore): Pointer | Promise<Pointer> {
   const cached = pointers.get(store);
   if (cached && cached.expiresAt > Date.now()) return cached;
   // Concurrent lookups share one pointer read.
-  const pending = pointerReads.get(store);
-  if (pending) return pending;
-  const read = readManifest(store, cached);
-  pointerReads.set(store, read);
-  try {
-    return await read;
-  } finally {
-    pointerReads.delete(store);
+  let pending = pointerReads.get(store);
+  if (!pending) {
+    pending = readPointer(store, cached).finally(() => pointerReads.delete(store));
+    pointerReads.set(store, pending);
   }
+  return pending;
 }
 
-async function readManifest(store: PsapIndexStore, cached: PointerEntry | undefined): Promise<PointerEntry> {
-  const now = Date.now();
+async function readPointer(store: PsapIndexStore, cached: Pointer | undefined): Promise<Pointer> {
   let text: string | null;
   try {
     text = await store.get(POINTER_KEY, "text");
   } catch (cause) {
+    // A KV hiccup while an older pointer is still known: keep serving that version.
     if (cached) return cached;
     throw new PsapLookupFailedError("The PSAP index pointer could not be read", { cause });
   }
-  const manifest = text === null ? null : parseManifest(text);
-  if (!manifest) {
-    // A pointer that vanished while one was cached: keep serving the cached version.
+  if (text === null) {
     if (cached) return cached;
-    if (text === null) throw new PsapIndexUnavailableError();
+    throw new PsapIndexUnavailableError();
+  }
+  const manifest = parseManifest(text);
+  if (!manifest) {
+    if (cached) return cached;
     throw new PsapLookupFailedError("The PSAP index pointer is unreadable");
   }
-  const entry = { manifest, cells: new Set(manifest.cells), expiresAt: now + PSAP_LIMITS.pointerCacheMs };
-  pointers.set(store, entry);
-  return entry;
+  const sameVersion = cached?.manifest.version === manifest.version;
+  const pointer: Pointer = {
+    manifest,
+    tree: sameVersion && cached ? cached.tree : new CellTree(manifest),
+    expiresAt: Date.now() + PSAP_LIMITS.pointerCacheMs,
+  };
+  pointers.set(store, pointer);
+  return pointer;
 }
 
-async function loadBucket(store: PsapIndexStore, key: string, cell: string): Promise<PreparedBucket> {
-  const hit = buckets.get(key);
-  if (hit !== undefined) return hit;
-  const pending = inflight.get(key);
-  if (pending) return pending;
-  const read = (async () => {
-    let text: string | null;
-    try {
-      text = await store.get(key, "text");
-    } catch (cause) {
-      throw new PsapLookupFailedError("A PSAP index entry could not be read", { cause });
-    }
-    // The manifest lists every cell with an entry: a listed one that is gone is our failure.
-    if (text === null) throw new PsapLookupFailedError("A PSAP index entry is missing");
-    let pool: PreparedBucket;
-    try {
-      pool = prepareBucketText(text, cell);
-    } catch (cause) {
+function loadEntry(store: PsapIndexStore, key: string): RankableEntry | Promise<RankableEntry> {
+  const hit = entries.get(key);
+  if (hit) return hit;
+  let pending = entryReads.get(key);
+  if (!pending) {
+    pending = readEntry(store, key).finally(() => entryReads.delete(key));
+    entryReads.set(key, pending);
+  }
+  return pending;
+}
+
+async function readEntry(store: PsapIndexStore, key: string): Promise<RankableEntry> {
+  let text: string | null;
+  try {
+    text = await store.get(key, "text");
+  } catch (cause) {
+    throw new PsapLookupFailedError("A PSAP index entry could not be read", { cause });
+  }
+  // The tree says this entry exists: if it is gone, that is our failure, not an empty answer.
+  if (text === null) throw new PsapLookupFailedError("A PSAP index entry is missing");
+  let entry: RankableEntry;
+  try {
+    entry = decodeEntry(text);
+  } catch (cause) {
+    if (cause instanceof MalformedIndexError || cause instanceof MalformedRingError) {
       throw new PsapLookupFailedError("A PSAP index entry is corrupt", { cause });
     }
-    // Only good entries are cached: a failure is retried on the next lookup.
-    buckets.set(key, pool, text.length);
-    return pool;
-  })();
-  inflight.set(key, read);
-  try {
-    return await read;
-  } finally {
-    inflight.delete(key);
+    throw cause;
   }
+  // Only good entries are cached: a failure is tried again by the next lookup.
+  entries.set(key, entry, text.length);
+  return entry;
 }
 
 function validCoordinate(q: PsapQuery): boolean {
@@ -158,8 +160,8 @@ function validCoordinate(q: PsapQuery): boolean {
 }
 
 /**
- * The PSAPs for a fix, best first (SPEC section 4). At most two KV reads: the pointer (only when
- * its isolate cache has expired) and the fix's bucket (only when not cached).
+ * The PSAPs for a fix, best first (SPEC section 4), with the fix's area and emergency numbers.
+ * Throws PsapIndexUnavailableError (nothing loaded) or PsapLookupFailedError (the index could not be read).
  */
 export async function lookupPsaps(
   store: PsapIndexStore,
@@ -167,33 +169,41 @@ export async function lookupPsaps(
   options: { limit?: number } = {},
 ): Promise<PsapLookupResult> {
   if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
-  // The hot path awaits nothing: a cached pointer and a cached bucket are used as they are.
-  const cachedPointer = pointers.get(store);
-  const pointer =
-    cachedPointer && cachedPointer.expiresAt > Date.now() ? cachedPointer : await currentManifest(store);
-  const manifest = pointer.manifest;
+  const { latitude: lat, longitude: lon } = query;
+  // The hot path awaits nothing: a cached pointer and a cached entry are used as they are.
+  const cachedPointer = currentPointer(store);
+  const pointer = cachedPointer instanceof Promise ? await cachedPointer : cachedPointer;
+  const { manifest } = pointer;
   const wanted = options.limit ?? PSAP_LIMITS.maxResults;
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
-  const cell = latLngToCell(query.latitude, query.longitude, manifest.resolution);
-  const key = bucketKey(manifest.version, cell);
-  const hit = buckets.get(key);
-  const pool = hit !== undefined ? hit : pointer.cells.has(cell) ? await loadBucket(store, key, cell) : null;
-  const psaps = pool
-    ? rankPrepared(pool, query.latitude, query.longitude, borderToleranceKm(query.accuracy), limit)
-    : [];
-  // Interim until the area index and the emergency-number table land: nothing claimed but the US numbers.
+  const tolerance = toleranceKm(query.accuracy, PSAP_LIMITS.minBorderToleranceM, manifest.max_tolerance_km);
+
+  const outside = (): PsapLookupResult => {
+    const area = describeArea(lat, lon, null, null);
+    return {
+      psaps: [],
+      area,
+      emergency: emergencyNumbersAt(area),
+      data_version: manifest.data_version,
+      reason: "outside_coverage",
+    };
+  };
+  // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
+  if (isOutsideCoverage(lat, lon, tolerance)) return outside();
+  const located = pointer.tree.locate(lat, lon);
+  if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
+  if (located.kind === "empty") return outside();
+  const key = entryKey(manifest.version, located.node);
+  const cachedEntry = loadEntry(store, key);
+  const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
+  const ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
+  const area = describeArea(lat, lon, ranked.place, ranked.county);
   const result: PsapLookupResult = {
-    psaps,
-    area: { country: null, state: null, county: null, place: null, place_kind: null },
-    emergency: {
-      country: null,
-      numbers: [
-        { number: "911", service: "all" },
-        { number: "988", service: "crisis" },
-      ],
-    },
+    psaps: ranked.psaps,
+    area,
+    emergency: emergencyNumbersAt(area),
     data_version: manifest.data_version,
   };
-  if (psaps.length === 0) result.reason = "outside_coverage";
+  if (ranked.psaps.length === 0) result.reason = "outside_coverage";
   return result;
 }

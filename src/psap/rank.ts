@@ -1,103 +1,226 @@
-// The exact ranking of SPEC section 4, shared by the lookup (over one bucket) and the brute-force
-// reference (over the whole data set), so that both make the same floating-point decisions.
+// The ranking of SPEC section 4 over one index entry: the one rule the lookup applies.
+//
+// Sort key, in order: (1) group: boundary, city, county, then nearest; (2) within a group, areas that
+// contain the fix before areas reached only through its accuracy; (3) primaries before secondaries,
+// each secondary right after its `handled_by` primary when that primary is in the same part; (4) in
+// the area groups, jurisdiction county, regional, state, municipal, special; (5) distance; then id,
+// so that the order is total. The nearest group is sorted by type, then distance, then id.
 import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
-import { PSAP_LIMITS } from "../config.ts";
-import { type AreaGeometry, type AreaKind, isWithinArea } from "./area.ts";
-import { haversineKm, roundKm } from "./geo.ts";
-import type { IndexedPsap } from "./types.ts";
+import {
+  AREA_BOUNDARY,
+  AREA_CITY,
+  AREA_COMMUNITY,
+  AREA_COUNTY,
+  type AreaKindCode,
+  type IndexedPsap,
+  jurisdictionRank,
+} from "./format.ts";
+import { haversineKm, KM_PER_DEGREE, roundKm } from "./geo.ts";
+import { type AreaGeometry, areaLevel, decodeRings, INSIDE, OUTSIDE } from "./geometry.ts";
 
-export interface RankArea {
-  kind: AreaKind;
-  geometry: AreaGeometry;
-  /** Indexes into `RankPool.psaps`. */
+export interface EntryArea {
+  kind: AreaKindCode;
+  id: string;
+  name: string;
+  state: string | null;
+  /** Bounding box, degrees (longitudes unwrapped like the rings). */
+  minLon: number;
+  minLat: number;
+  maxLon: number;
+  maxLat: number;
+  /** Encoded rings, decoded into `geometry` the first time a fix comes near. */
+  rings: readonly string[];
+  geometry: AreaGeometry | null;
+  /** Indexes into `RankableEntry.psaps`. */
   members: readonly number[];
 }
 
-export interface RankPool {
+/** An entry as the ranking reads it (decoded once when it is read, then cached). */
+export interface RankableEntry {
   psaps: readonly IndexedPsap[];
-  areas: readonly RankArea[];
-  /** Indexes of the `nearest` candidates; null means every PSAP of the pool. */
-  nearest: readonly number[] | null;
+  /** Jurisdiction rank of each PSAP (compared on every sort). */
+  jurisdiction: Uint8Array;
+  /** The leaf's centre [lat, lon]. */
+  centre: readonly [number, number] | readonly number[];
+  /** Nearest candidates: primaries, then secondaries, each nearest to the centre first... */
+  nearest: readonly number[];
+  /** ...with a lower bound of that distance, metres. */
+  nearestBoundM: readonly number[];
+  areas: readonly EntryArea[];
 }
 
-/** The border tolerance for a fix: its accuracy, at least 500 m, at most 100 km; in km. */
-export function borderToleranceKm(accuracyM: number | null | undefined): number {
-  const a = typeof accuracyM === "number" && Number.isFinite(accuracyM) ? accuracyM : 0;
-  const m = Math.min(Math.max(a, PSAP_LIMITS.minBorderToleranceM), PSAP_LIMITS.maxBorderToleranceM);
-  return m / 1000;
+export interface Ranked {
+  psaps: PsapRecord[];
+  /** The place and the county that contain the fix itself (for the result's `area`), if any. */
+  place: EntryArea | null;
+  county: EntryArea | null;
 }
 
-interface Scored {
-  index: number;
-  km: number;
-  match: PsapMatch;
+const GROUP_MATCH: readonly PsapMatch[] = ["boundary", "city", "county"];
+const NO_PART = 255;
+
+function groupOf(kind: AreaKindCode): number {
+  return kind === AREA_BOUNDARY ? 0 : kind === AREA_CITY ? 1 : 2;
 }
 
-function typeRank(p: IndexedPsap): number {
-  return p.type === "primary" ? 0 : 1;
+/** Quick test on the bounding box alone: can the fix be inside the area or within `tDeg` of it? */
+function mayReach(area: EntryArea, lat: number, lon: number, tDeg: number, cosLat: number): boolean {
+  if (lat < area.minLat - tDeg * 1.00001 - 1e-9 || lat > area.maxLat + tDeg * 1.00001 + 1e-9) return false;
+  if (cosLat <= 1e-9) return true;
+  const shift = -360 * Math.round(((area.minLon + area.maxLon) / 2 - lon) / 360);
+  const tLon = (tDeg / cosLat) * 1.00001 + 1e-9;
+  return lon >= area.minLon + shift - tLon && lon <= area.maxLon + shift + tLon;
 }
 
-/** Within a match group: primaries first, then distance, then id (a total order, so ties are stable). */
-export function compareCandidates(a: IndexedPsap, aKm: number, b: IndexedPsap, bKm: number): number {
-  const t = typeRank(a) - typeRank(b);
-  if (t !== 0) return t;
-  if (aKm !== bKm) return aKm < bKm ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
-function sortScored(pool: RankPool, list: Scored[]): void {
-  list.sort((x, y) => {
-    const a = pool.psaps[x.index];
-    const b = pool.psaps[y.index];
-    return a && b ? compareCandidates(a, x.km, b, y.km) : 0;
-  });
-}
-
-/**
- * Ranks a pool for one fix: area matches (boundary or county) first, then the nearest others;
- * within each group primaries, then distance. Nothing beyond `maxDistanceKm` is returned.
- */
-export function rankPsaps(
-  pool: RankPool,
+export function rankEntry(
+  entry: RankableEntry,
   lat: number,
   lon: number,
   toleranceKm: number,
   limit: number,
-  maxDistanceKm: number = PSAP_LIMITS.maxDistanceKm,
-): PsapRecord[] {
-  if (limit <= 0) return [];
-  const matchOf = new Map<number, PsapMatch>();
-  for (const area of pool.areas) {
-    if (!isWithinArea(area.geometry, lat, lon, toleranceKm)) continue;
-    const match: PsapMatch = area.kind === "boundary" ? "boundary" : "county";
-    for (const m of area.members) {
-      if (match === "boundary" || !matchOf.has(m)) matchOf.set(m, match);
+  maxDistanceKm: number,
+): Ranked {
+  let place: EntryArea | null = null;
+  let county: EntryArea | null = null;
+  const n = entry.psaps.length;
+  // Best part (group * 2 + level) of each PSAP reached through an area; NO_PART for the others.
+  const partOf = new Uint8Array(n).fill(NO_PART);
+  const km = new Float64Array(n).fill(-1);
+  const tDeg = toleranceKm / KM_PER_DEGREE;
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  for (const area of entry.areas) {
+    if (!mayReach(area, lat, lon, tDeg, cosLat)) continue;
+    area.geometry ??= decodeRings(area.rings);
+    const level = areaLevel(area.geometry, lat, lon, toleranceKm);
+    if (level === OUTSIDE) continue;
+    if (level === INSIDE) {
+      if (area.kind === AREA_COUNTY) county ??= area;
+      else if (area.kind === AREA_CITY || area.kind === AREA_COMMUNITY) place ??= area;
+    }
+    if (area.kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
+    const part = groupOf(area.kind) * 2 + level;
+    for (const m of area.members) if (part < (partOf[m] as number)) partOf[m] = part;
+  }
+  const distance = (i: number): number => {
+    let d = km[i] as number;
+    if (d < 0) {
+      const p = entry.psaps[i] as IndexedPsap;
+      d = haversineKm(lat, lon, p.latitude, p.longitude);
+      km[i] = d;
+    }
+    return d;
+  };
+  const out: PsapRecord[] = [];
+  if (limit <= 0) return { psaps: out, place, county };
+
+  const parts: number[][] = [[], [], [], [], [], []];
+  for (let i = 0; i < n; i++) {
+    const part = partOf[i] as number;
+    if (part !== NO_PART && distance(i) <= maxDistanceKm) parts[part]?.push(i);
+  }
+  for (let part = 0; part < parts.length && out.length < limit; part++) {
+    const members = parts[part] as number[];
+    if (members.length === 0) continue;
+    const match = GROUP_MATCH[part >> 1] as PsapMatch;
+    const emit = (i: number) => out.push(toRecord(entry.psaps[i] as IndexedPsap, distance(i), match));
+    emitPart(entry, members, distance, limit - out.length, emit);
+  }
+  if (out.length < limit) {
+    // The nearest group, by type, then distance, then id. Candidates come by type, nearest to the centre
+    // first; d(q, p) >= d(c, p) - d(c, q), so once that bound passes the worst kept distance (or the
+    // cut-off) no later candidate of the type can be kept.
+    const fromCentre = haversineKm(lat, lon, entry.centre[0] as number, entry.centre[1] as number);
+    const wanted = limit - out.length;
+    const best: number[] = [];
+    const list = entry.nearest;
+    for (let type = 0; type <= 1 && best.length < wanted; type++) {
+      const kept: number[] = [];
+      const room = wanted - best.length;
+      for (let k = 0; k < list.length; k++) {
+        const i = list[k] as number;
+        if (typeRank(entry, i) !== type) continue;
+        const bound = (entry.nearestBoundM[k] as number) / 1000 - fromCentre;
+        if (bound > maxDistanceKm) break;
+        if (kept.length === room && bound > distance(kept[room - 1] as number)) break;
+        if (partOf[i] !== NO_PART || distance(i) > maxDistanceKm) continue;
+        // Insert in (distance, id) order, keeping only `room`.
+        let at = kept.length;
+        while (at > 0 && byDistanceThenId(entry, distance, i, kept[at - 1] as number) < 0) at--;
+        if (at < room) {
+          kept.splice(at, 0, i);
+          if (kept.length > room) kept.pop();
+        }
+      }
+      best.push(...kept);
+    }
+    for (const i of best) out.push(toRecord(entry.psaps[i] as IndexedPsap, distance(i), "nearest"));
+  }
+  return { psaps: out, place, county };
+}
+
+function typeRank(entry: RankableEntry, i: number): number {
+  return entry.psaps[i]?.type === "primary" ? 0 : 1;
+}
+
+function byDistanceThenId(entry: RankableEntry, distance: (i: number) => number, a: number, b: number): number {
+  const da = distance(a);
+  const db = distance(b);
+  if (da !== db) return da < db ? -1 : 1;
+  const ia = (entry.psaps[a] as IndexedPsap).id;
+  const ib = (entry.psaps[b] as IndexedPsap).id;
+  return ia < ib ? -1 : ia > ib ? 1 : 0;
+}
+
+/**
+ * Emits the first `wanted` PSAPs of one part of an area group: primaries by (jurisdiction, distance,
+ * id), each followed by its own secondaries in the same order, then the secondaries that follow no
+ * primary of the part. Selection, not a full sort: a part can hold every PSAP of a big county, and
+ * only a handful are wanted.
+ */
+function emitPart(
+  entry: RankableEntry,
+  members: number[],
+  distance: (i: number) => number,
+  wanted: number,
+  emit: (i: number) => void,
+): void {
+  const before = (a: number, b: number) =>
+    (entry.jurisdiction[a] as number) - (entry.jurisdiction[b] as number) ||
+    byDistanceThenId(entry, distance, a, b);
+  const takeMin = (list: number[]): number => {
+    let best = 0;
+    for (let k = 1; k < list.length; k++) if (before(list[k] as number, list[best] as number) < 0) best = k;
+    const i = list[best] as number;
+    list[best] = list[list.length - 1] as number;
+    list.pop();
+    return i;
+  };
+  const primaries: number[] = [];
+  const secondaries: number[] = [];
+  for (const i of members) (typeRank(entry, i) === 0 ? primaries : secondaries).push(i);
+  const primaryIds = new Set<string>();
+  for (const i of primaries) primaryIds.add((entry.psaps[i] as IndexedPsap).id);
+  let left = wanted;
+  while (left > 0 && primaries.length > 0) {
+    const p = takeMin(primaries);
+    emit(p);
+    left--;
+    const id = (entry.psaps[p] as IndexedPsap).id;
+    const followers = secondaries.filter((i) => (entry.psaps[i] as IndexedPsap).handled_by === id);
+    while (left > 0 && followers.length > 0) {
+      emit(takeMin(followers));
+      left--;
     }
   }
-  const matched: Scored[] = [];
-  for (const [index, match] of matchOf) {
-    const p = pool.psaps[index];
-    if (!p) continue;
-    const km = haversineKm(lat, lon, p.latitude, p.longitude);
-    if (km <= maxDistanceKm) matched.push({ index, km, match });
+  if (left <= 0) return;
+  const others = secondaries.filter((i) => {
+    const lead = (entry.psaps[i] as IndexedPsap).handled_by;
+    return lead === null || !primaryIds.has(lead);
+  });
+  while (left > 0 && others.length > 0) {
+    emit(takeMin(others));
+    left--;
   }
-  sortScored(pool, matched);
-  const out = matched.slice(0, limit);
-  if (out.length < limit) {
-    const rest: Scored[] = [];
-    const consider = (index: number) => {
-      if (matchOf.has(index)) return;
-      const p = pool.psaps[index];
-      if (!p) return;
-      const km = haversineKm(lat, lon, p.latitude, p.longitude);
-      if (km <= maxDistanceKm) rest.push({ index, km, match: "nearest" });
-    };
-    if (pool.nearest) for (const i of pool.nearest) consider(i);
-    else for (let i = 0; i < pool.psaps.length; i++) consider(i);
-    sortScored(pool, rest);
-    out.push(...rest.slice(0, limit - out.length));
-  }
-  return out.map(({ index, km, match }) => toRecord(pool.psaps[index] as IndexedPsap, km, match));
 }
 
 /** The delivered record of a ranked PSAP. */
@@ -119,4 +242,9 @@ export function toRecord(p: IndexedPsap, km: number, match: PsapMatch): PsapReco
     distance_km: roundKm(km),
     match,
   };
+}
+
+/** Jurisdiction ranks of an entry's PSAPs, in one typed array. */
+export function jurisdictionRanks(psaps: readonly IndexedPsap[]): Uint8Array {
+  return Uint8Array.from(psaps, (p) => jurisdictionRank(p.jurisdiction));
 }

@@ -1,0 +1,138 @@
+// What a PSAP serves, read from its registry name: one city or town, a county, several of them, a whole
+// state, or a special site (campus, airport, base, highway patrol, port, transit, fire/EMS only, backup).
+// The rules are ordered: the first that matches decides, and its name is kept for the import report.
+import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import { STATE_NAMES } from "./states.ts";
+
+export interface Classification {
+  jurisdiction: PsapJurisdiction;
+  /** The rule that decided, for the report ("fire/EMS only", "sheriff", "unclassified", ...). */
+  rule: string;
+  /** No rule recognised the name: the default applies and the report lists it. */
+  unclassified: boolean;
+}
+
+const BACKUP = /\b(back[\s-]?up|alternate|alt\.? psap|training|test psap|disaster recovery|coop site)\b/i;
+const STATEWIDE = /\b(e[\s-]?9[\s-]?1[\s-]?1|9[\s-]?1[\s-]?1|emergency telephone|emergency communications|division of emergency)/i;
+const LAW_WORDS = /\b(police|patrol|trooper|troop|highway|dps|university|college|port|airport)\b/i;
+const STATE_LAW =
+  /\b(highway patrol|state police|state patrol|state trooper|troop [a-z0-9]\b|(chp|thp|fhp|mhp|ohp|nhp|ghp|khp|shp|whp|ihp|nchp|schp|wvsp|ksp|isp|psp|nysp|msp|csp|vsp|dsp|osp|wsp)\b|dps\b|department of public safety|turnpike)/i;
+const ARMY_POSTS =
+  /\b(fort|ft\.?)\s+(bragg|liberty|hood|cavazos|campbell|carson|drum|leonard wood|riley|sill|stewart|polk|johnson|knox|benning|moore|gordon|eisenhower|rucker|novosel|huachuca|bliss|irwin|lee|gregg-adams|meade|eustis|belvoir|jackson|wainwright|greely|leavenworth|detrick|hamilton|mccoy|dix|lewis|story|walker|barfoot|buchanan|shafter|hunter liggett|indiantown gap)\b/i;
+const MILITARY =
+  /\b(us navy|u\.s\. navy|navy|army|air force|afb|air force base|nas|naval|marine corps|marines|mcas|mcb|military|national guard|joint base|arsenal|proving ground|coast guard|ldc|jrb|air reserve|air national|army depot|base defense|bdoc|presidio|missile range|hunter ligget|hunter liggett|usma)\b/i;
+const CAMPUS =
+  /\b(university|univ|college|campus|school|schools|isd|c\s?s\s?u|uc|institute|academy|seminary|polytechnic)\b/i;
+const TRANSPORT =
+  /\b(airport|airports|aviation|airfield|port of|port authority|seaport|harbor|harbour|transit|mta|bart|patco|drpa|amtrak|railroad|railway|rail|turnpike|toll|bridge|tunnel|lax)\b/i;
+const OTHER_SPECIAL =
+  /\b(park police|park ranger|rangers|national park|forest service|game warden|wildlife|capitol police|veterans|va medical|hospital|medical center|casino|nuclear|department of energy|federal|fbi|border patrol|secret service|zoo|pentagon|health system|health|nps|nra|interagency)\b/i;
+const FIRE_EMS =
+  /\b(fire|ems|ambulance|rescue squad|mutual aid|amr|gmr|emergency medical|medical response|paramedic|esd|medcom)\b/i;
+const NOT_ONLY_FIRE = /\b(police|sheriff|sheriffs|sheriff's|public safety|9[\s-]?1[\s-]?1|e911|e-911)\b/i;
+const TRIBAL = /\b(tribal|tribe|tribes|nation|pueblo|reservation|indian|band of|rancheria|bia)\b/i;
+const REGIONAL =
+  /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|valley|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|(north|south|east|west|northeast|northwest|southeast|southwest|central)\w*\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
+const COUNTY_WORDS = /\b(county|counties|parish|sheriff|sheriffs|sheriff's|census area|cnty)\b/i;
+const MUNICIPAL =
+  /\b(police|pd|city of|town of|village of|borough of|township|city|town|village|public safety|marshal|marshals|constable)\b/i;
+
+const ROLE_WORDS =
+  /\b(police|pd|fire|rescue|ems|sheriff's|sheriffs|sheriff|office|department|dept|division|emergency|communications?|comm|center|centre|dispatch|9[\s-]?1[\s-]?1|e9[\s-]?1[\s-]?1|e-?911|psap|public|safety|services?|management|operations|eoc|oem|ecc|system|telephone|board|etsb|and|of|the|city|town|village|county|counties|parish|borough|regional|central|consolidated|joint|authority|agency|council|governments|inc|llc|partnership|area|unified|co|emerg|mgt|civil|def|detention|addressing|zone|command|data|station|trust|enhanced|[a-z]{2}(?=\s*$))\b\.?/gi;
+
+/** The distinct proper names a PSAP name lists ("Saline/Gallatin County 911" -> saline, gallatin). */
+export function namedSegments(name: string): string[] {
+  const bases = name
+    .replace(/\([^)]*\)/g, " ")
+    .split(/\s*(?:\/|&|,|\band\b)\s*/i)
+    .map((seg) =>
+      seg
+        .replace(ROLE_WORDS, " ")
+        .replace(/[^a-z0-9' ]/gi, " ")
+        .replace(/\s+/g, " ")
+        .trim()
+        .toLowerCase(),
+    )
+    .filter((b) => b.length > 1);
+  return [...new Set(bases)];
+}
+
+/** "Scottsbluff County Communications/ Banner / Sioux", "Hancock, Henderson Counties", "Tri-County": several. */
+export function listsSeveral(name: string): boolean {
+  if (/\b(counties|parishes|tri[\s-]?(county|city|cities|state)|bi[\s-]?county|multi[\s-]?county)\b/i.test(name)) {
+    return true;
+  }
+  const counties = new Set(
+    [...name.matchAll(/([a-z][\w.'-]*)\s+(county|parish)\b/gi)].map((m) => (m[1] ?? "").toLowerCase()),
+  );
+  return counties.size >= 2 || namedSegments(name).length >= 2;
+}
+
+/**
+ * Classifies one PSAP by its registry name. `state` is its USPS code, `city` and `county` its
+ * registry texts (a name that is just its city, "Rosenberg", is that city's centre).
+ */
+export function classifyPsap(name: string, state: string, city: string, county: string): Classification {
+  const decide = (jurisdiction: PsapJurisdiction, rule: string): Classification => ({
+    jurisdiction,
+    rule,
+    unclassified: false,
+  });
+  const stateName = STATE_NAMES[state] ?? "";
+  const namesState =
+    stateName !== "" && new RegExp(`\\b${stateName.replace(/ /g, "\\s+")}\\b`, "i").test(name.replace(/\./g, ""));
+  if (BACKUP.test(name)) return decide("special", "backup or alternate site");
+  if (namesState && /^state of\b/i.test(name.trim())) return decide("state", "statewide centre");
+  if (namesState && STATEWIDE.test(name) && !LAW_WORDS.test(name)) return decide("state", "statewide centre");
+  if (STATE_LAW.test(name) && (namesState || !/department of public safety/i.test(name))) {
+    return decide("special", "highway patrol or state police");
+  }
+  if (MILITARY.test(name) || ARMY_POSTS.test(name.trim())) return decide("special", "military");
+  if (CAMPUS.test(name)) return decide("special", "campus");
+  if (TRANSPORT.test(name)) return decide("special", "airport, port or transit");
+  if (OTHER_SPECIAL.test(name)) return decide("special", "other special site");
+  if (FIRE_EMS.test(name) && !NOT_ONLY_FIRE.test(name)) return decide("special", "fire/EMS only");
+  if (TRIBAL.test(name)) return decide("county", "tribal nation (serves its registered county's tribal land)");
+  // A sheriff's office or station is the county's, even when it names the contract cities it covers.
+  if (/\b(sheriff|sheriffs|sheriff's|lasd)\b/i.test(name) && !/\b(counties|parishes)\b/i.test(name)) {
+    const counties = new Set([...name.matchAll(/([a-z][\w.'-]*)\s+county\b/gi)].map((m) => m[1]?.toLowerCase()));
+    if (counties.size <= 1) return decide("county", "sheriff");
+  }
+  if (listsSeveral(name)) return decide("regional", "serves several places or counties");
+  // Boroughs are county governments in Alaska, and towns in Pennsylvania and New Jersey.
+  if (state === "AK" && /\b(borough|municipality)\b/i.test(name)) return decide("county", "borough");
+  // One county named: its county-wide centre, even when it calls itself regional or consolidated.
+  if (COUNTY_WORDS.test(name)) return decide("county", /sheriff/i.test(name) ? "sheriff" : "county");
+  if (REGIONAL.test(name)) return decide("regional", "regional or consolidated");
+  if (MUNICIPAL.test(name)) return decide("municipal", "city or town");
+  const plain = (s: string) =>
+    s
+      .toLowerCase()
+      .replace(/[^a-z0-9 ]/g, " ")
+      .replace(/\s+/g, " ")
+      .trim();
+  const n = plain(name);
+  const c = plain(city);
+  if (c && (n === c || n.startsWith(`${c} `))) return decide("municipal", "named after its city");
+  const k = plain(county.replace(/\s+(county|parish|borough|census area)$/i, ""));
+  if (k && (n === k || n.startsWith(`${k} `))) return decide("county", "named after its county");
+  return { jurisdiction: "county", rule: "unclassified (county assumed)", unclassified: true };
+}
+
+/** The part of a municipal name before its role words: "Windcrest Police Department" -> "Windcrest". */
+export function municipalBaseName(name: string): string {
+  const head = name
+    .replace(/^(city|town|village|borough|township) of\s+/i, "")
+    .split(
+      /\s*(?:\bpolice\b|\bpd\b|\bdepartment\b|\bdept\b|\bpublic safety\b|\bfire\b|\b9[\s-]?1[\s-]?1\b|\be9?-?1-?1\b|\bemergency\b|\bcommunications\b|\bdispatch\b|\bmarshal|\s-\s|\(|,)/i,
+    )[0];
+  return (head ?? "").trim();
+}
+
+/** A county named after a dash or in parentheses: "Chp Ukiah (mendocino)", "NYPD - Bronx". */
+export function qualifierOf(name: string): string | null {
+  const paren = /\(([^)]+)\)\s*$/.exec(name);
+  if (paren?.[1]) return paren[1].trim();
+  const dash = /\s-\s*([^-]+)$/.exec(name) ?? /\S-\s+([^-]+)$/.exec(name) ?? /\s-([a-z][^-]+)$/i.exec(name);
+  return dash?.[1]?.trim() ?? null;
+}

@@ -1,0 +1,85 @@
+// Where a PSAP is put: the best of the operator's building coordinates, the Census internal point of
+// the place it is registered in, the registry's 2017 city geocode, and its county's centroid. A
+// geocode far outside the PSAP's own county, or inside another place than its city, is not trusted.
+import type { LocationPrecision } from "../../sdk/src/protocol.ts";
+import { haversineKm } from "../../src/psap/geo.ts";
+import type { County } from "./counties.ts";
+import { nearCounties } from "./link.ts";
+import type { IndexedPlace, PlaceIndex } from "./places.ts";
+
+export type PlacementMethod = "operator building" | "census place" | "registry geocode" | "county centroid";
+
+export interface Placement {
+  latitude: number;
+  longitude: number;
+  precision: LocationPrecision;
+  method: PlacementMethod;
+  /** Why the registry's geocode was not used, when there was one and it lies more than 1 km away. */
+  distrusted?: string;
+  /** Distance from the registry's geocode, km (when there was one). */
+  movedKm?: number;
+}
+
+export interface PlacementInput {
+  operator: { latitude: number; longitude: number; precision: LocationPrecision } | null;
+  /** The place the PSAP is registered in (for a municipal PSAP: the place it answers for). */
+  place: IndexedPlace | null;
+  /** The place matching the registry's city text, to check the geocode against. */
+  registeredPlace: IndexedPlace | null;
+  geocode: { latitude: number; longitude: number } | null;
+  counties: readonly County[];
+}
+
+/** Why a 2017 geocode is not trusted, or null when it is. */
+export function geocodeDoubt(input: PlacementInput, places: PlaceIndex): string | null {
+  const g = input.geocode;
+  if (!g) return "no geocode";
+  if (input.counties.length > 0 && !nearCounties(input.counties, g.latitude, g.longitude)) {
+    return "more than 5 km outside its registered county";
+  }
+  const city = input.registeredPlace;
+  if (city) {
+    const at = places.at(g.latitude, g.longitude);
+    if (at.length > 0 && !at.some((p) => p.geoid === city.geoid)) return `inside ${at[0]?.nameLsad}, not ${city.nameLsad}`;
+  }
+  return null;
+}
+
+export function placePsap(input: PlacementInput, places: PlaceIndex): Placement | null {
+  const g = input.geocode;
+  const moved = (lat: number, lon: number) => (g ? haversineKm(g.latitude, g.longitude, lat, lon) : undefined);
+  const doubt = geocodeDoubt(input, places);
+  const withDoubt = (p: Placement): Placement => {
+    const km = moved(p.latitude, p.longitude);
+    if (km !== undefined) p.movedKm = km;
+    if (g && doubt && km !== undefined && km > 1) p.distrusted = doubt;
+    return p;
+  };
+  if (input.operator) {
+    return withDoubt({ ...input.operator, precision: input.operator.precision, method: "operator building" });
+  }
+  const place = input.place;
+  if (place && (input.counties.length === 0 || nearCounties(input.counties, place.interior[1], place.interior[0]))) {
+    return withDoubt({
+      latitude: place.interior[1],
+      longitude: place.interior[0],
+      precision: "city",
+      method: "census place",
+    });
+  }
+  if (g && doubt === null) {
+    return withDoubt({ latitude: g.latitude, longitude: g.longitude, precision: "city", method: "registry geocode" });
+  }
+  const county = input.counties[0];
+  if (county) {
+    return withDoubt({
+      latitude: county.centroid[1],
+      longitude: county.centroid[0],
+      precision: "county",
+      method: "county centroid",
+    });
+  }
+  // Nothing better: an untrusted geocode still beats leaving the PSAP out.
+  if (g) return { latitude: g.latitude, longitude: g.longitude, precision: "city", method: "registry geocode" };
+  return null;
+}

@@ -1,0 +1,89 @@
+// Census places for the import: find a place by the registry's city text, and the places at a point.
+import { type AreaGeometry, areaLevel, decodeRings, encodeRings, INSIDE, OUTSIDE } from "../../src/psap/geometry.ts";
+import type { CensusPlace } from "./model.ts";
+import { normalizeName } from "./names.ts";
+
+export interface IndexedPlace extends CensusPlace {
+  geometry: AreaGeometry;
+}
+
+/** Keys a place answers to: its name, and for a consolidated city's balance its city's own name. */
+export function placeNameKeys(place: Pick<CensusPlace, "name">): string[] {
+  const base = place.name.replace(/\s*\(balance\)\s*$/i, "").trim();
+  const keys = new Set([normalizeName(base)]);
+  // "Nashville-Davidson metropolitan government", "Louisville/Jefferson County metro government",
+  // "Athens-Clarke County unified government", "Indianapolis city": the city people name.
+  const head = base.split(/[-/]/)[0] ?? base;
+  const trimmed = head.replace(/\s+(city|town|village|metropolitan government|metro government|unified government|consolidated government)$/i, "");
+  keys.add(normalizeName(trimmed));
+  return [...keys].filter((k) => k.length > 0);
+}
+
+/** Registry city text to a comparable key: "Valdez, Zip: 99686" -> "valdez", "Virginia Beach City" kept whole. */
+export function registryCityKeys(text: string): string[] {
+  const t = text.replace(/,?\s*zip:?\s*\d{5}(-\d{4})?/i, "").replace(/\s+/g, " ").trim();
+  if (!t) return [];
+  const keys = [normalizeName(t)];
+  const noSuffix = t.replace(/\s+(city|town|village|township|borough|cdp)$/i, "");
+  if (noSuffix !== t) keys.push(normalizeName(noSuffix));
+  const noPrefix = t.replace(/^(city|town|village|borough|township) of\s+/i, "");
+  if (noPrefix !== t) keys.push(normalizeName(noPrefix));
+  return keys.filter((k) => k.length > 0);
+}
+
+export class PlaceIndex {
+  readonly places: readonly IndexedPlace[];
+  readonly #byName = new Map<string, IndexedPlace[]>();
+  readonly #grid = new Map<string, IndexedPlace[]>();
+  static readonly GRID_DEG = 0.25;
+
+  constructor(places: readonly CensusPlace[]) {
+    this.places = places.map((p) => ({ ...p, geometry: decodeRings(encodeRings(p.rings)) }));
+    for (const p of this.places) {
+      for (const key of placeNameKeys(p)) {
+        const k = `${p.state}:${key}`;
+        this.#byName.set(k, [...(this.#byName.get(k) ?? []), p]);
+      }
+      const g = p.geometry;
+      const step = PlaceIndex.GRID_DEG;
+      for (let x = Math.floor(g.minLon / step); x <= Math.floor(g.maxLon / step); x++) {
+        for (let y = Math.floor(g.minLat / step); y <= Math.floor(g.maxLat / step); y++) {
+          const k = `${x}:${y}`;
+          const list = this.#grid.get(k);
+          if (list) list.push(p);
+          else this.#grid.set(k, [p]);
+        }
+      }
+    }
+  }
+
+  /** Places of a state whose name matches the registry's city text (incorporated ones first). */
+  byName(state: string, cityText: string): IndexedPlace[] {
+    const found = new Map<string, IndexedPlace>();
+    for (const key of registryCityKeys(cityText)) {
+      for (const p of this.#byName.get(`${state}:${key}`) ?? []) found.set(p.geoid, p);
+    }
+    return [...found.values()].sort((a, b) => Number(b.incorporated) - Number(a.incorporated));
+  }
+
+  /** Places containing the point, or within `toleranceKm` of it. */
+  at(lat: number, lon: number, toleranceKm = 0): IndexedPlace[] {
+    const step = PlaceIndex.GRID_DEG;
+    const reach = Math.ceil(toleranceKm / 111 / step);
+    const out: IndexedPlace[] = [];
+    const seen = new Set<string>();
+    const cx = Math.floor(lon / step);
+    const cy = Math.floor(lat / step);
+    for (let x = cx - reach; x <= cx + reach; x++) {
+      for (let y = cy - reach; y <= cy + reach; y++) {
+        for (const p of this.#grid.get(`${x}:${y}`) ?? []) {
+          if (seen.has(p.geoid)) continue;
+          seen.add(p.geoid);
+          const level = areaLevel(p.geometry, lat, lon, Math.max(toleranceKm, 1e-9));
+          if (level === INSIDE || (toleranceKm > 0 && level !== OUTSIDE)) out.push(p);
+        }
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,135 @@
+// Reads Census places (city limits and census-designated communities): the project's gzipped GeoJSON of
+// every place, a plain GeoJSON, or the Census Bureau's own shapefile ZIP (tl_YYYY_SS_place.zip).
+import { gunzipSync } from "node:zlib";
+import shp from "shpjs";
+import { ImportError } from "./errors.ts";
+import type { CensusPlace, FileReport } from "./model.ts";
+import { STATE_BY_FIPS } from "./states.ts";
+
+interface PlaceFeature {
+  properties?: Record<string, unknown> | null;
+  geometry?: { type?: unknown; coordinates?: unknown } | null;
+}
+
+const REQUIRED = ["GEOID", "STATEFP", "NAME", "CLASSFP"] as const;
+
+/** True for a FeatureCollection whose features carry the Census PLACE layer's properties. */
+export function isCensusPlaces(json: unknown): boolean {
+  const fc = json as { type?: unknown; features?: PlaceFeature[] } | null;
+  if (fc?.type !== "FeatureCollection" || !Array.isArray(fc.features) || fc.features.length === 0) return false;
+  const props = fc.features[0]?.properties ?? {};
+  return REQUIRED.every((k) => k in props);
+}
+
+/** Gunzips when the bytes start with gzip's magic number. */
+export function maybeGunzip(bytes: Buffer): Buffer {
+  return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+}
+
+export function isZip(bytes: Buffer): boolean {
+  return bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+}
+
+/** A shapefile ZIP as GeoJSON (shpjs reads the .shp, .dbf and .prj and projects to WGS84). */
+export async function readShapefileZip(path: string, bytes: Buffer): Promise<unknown> {
+  try {
+    const out = await shp(bytes);
+    // A ZIP with several layers gives an array: only a single PLACE layer is expected here.
+    if (Array.isArray(out)) {
+      const places = out.find((fc) => isCensusPlaces(fc));
+      if (!places) throw new Error("no Census PLACE layer in the archive");
+      return places;
+    }
+    return out;
+  } catch (err) {
+    throw new ImportError(`${path}: not a readable shapefile ZIP (${(err as Error).message})`, { cause: err });
+  }
+}
+
+function number(v: unknown): number | null {
+  const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN;
+  return Number.isFinite(n) ? n : null;
+}
+
+function ringsOf(geometry: PlaceFeature["geometry"]): [number, number][][] | null {
+  if (!geometry) return null;
+  const polys =
+    geometry.type === "Polygon"
+      ? [geometry.coordinates]
+      : geometry.type === "MultiPolygon"
+        ? geometry.coordinates
+        : null;
+  if (!Array.isArray(polys)) return null;
+  const rings: [number, number][][] = [];
+  for (const poly of polys) {
+    if (!Array.isArray(poly)) return null;
+    for (const ring of poly) {
+      if (!Array.isArray(ring)) return null;
+      const out: [number, number][] = [];
+      for (const pos of ring) {
+        const [lon, lat] = Array.isArray(pos) ? pos : [];
+        if (typeof lon !== "number" || typeof lat !== "number" || Math.abs(lat) > 90 || Math.abs(lon) > 360) {
+          return null;
+        }
+        out.push([lon, lat]);
+      }
+      if (out.length >= 4) rings.push(out);
+    }
+  }
+  return rings.length > 0 ? rings : null;
+}
+
+/** Every place of a PLACE layer; `line` is the feature's position (1-based). */
+export function readCensusPlaces(path: string, json: unknown): { places: CensusPlace[]; report: FileReport } {
+  const features = (json as { features: PlaceFeature[] }).features;
+  const report: FileReport = {
+    path,
+    kind: "census-places",
+    rowsRead: features.length,
+    kept: 0,
+    dropped: [],
+    notes: [],
+  };
+  const places: CensusPlace[] = [];
+  const seen = new Set<string>();
+  features.forEach((f, k) => {
+    const line = k + 1;
+    const p = f.properties ?? {};
+    const geoid = String(p.GEOID ?? "");
+    const state = STATE_BY_FIPS[String(p.STATEFP ?? "")];
+    const name = typeof p.NAME === "string" ? p.NAME.trim() : "";
+    const classFp = String(p.CLASSFP ?? "");
+    if (!/^\d{7}$/.test(geoid) || !state || !name || !/^[A-Z]\d$/.test(classFp)) {
+      report.dropped.push({ line, reason: "bad feature: GEOID, STATEFP, NAME or CLASSFP missing or unknown" });
+      return;
+    }
+    if (seen.has(geoid)) {
+      report.dropped.push({ line, reason: `duplicate GEOID ${geoid}` });
+      return;
+    }
+    const rings = ringsOf(f.geometry);
+    if (!rings) {
+      report.dropped.push({ line, reason: "bad feature: geometry is not a valid Polygon or MultiPolygon" });
+      return;
+    }
+    const lat = number(p.INTPTLAT);
+    const lon = number(p.INTPTLON);
+    const first = rings[0]?.[0] as [number, number];
+    seen.add(geoid);
+    places.push({
+      geoid,
+      state,
+      name,
+      nameLsad: typeof p.NAMELSAD === "string" ? p.NAMELSAD : name,
+      classFp,
+      // C9 marks an inactive or nonfunctioning incorporated place: no government, so no city limits to answer for.
+      incorporated: classFp.startsWith("C") && classFp !== "C9" && p.FUNCSTAT !== "F" && p.FUNCSTAT !== "I",
+      rings,
+      interior: lat !== null && lon !== null ? [lon, lat] : first,
+    });
+  });
+  report.kept = places.length;
+  const noInterior = features.length > 0 && places.some((pl) => pl.interior === pl.rings[0]?.[0]);
+  if (noInterior) report.notes.push("some places have no INTPTLAT/INTPTLON: their first vertex stands in");
+  return { places, report };
+}

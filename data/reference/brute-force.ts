@@ -1,0 +1,137 @@
+// The tests' oracle: SPEC section 4's ranking as one composite sort key over the WHOLE data set (every
+// PSAP, every area at full resolution), written independently of the index's ranking (src/psap/rank.ts).
+import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
+import { PSAP_LIMITS } from "../../src/config.ts";
+import { jurisdictionRank } from "../../src/psap/format.ts";
+import { haversineKm, roundKm } from "../../src/psap/geo.ts";
+import {
+  type AreaGeometry,
+  areaLevel,
+  decodeRings,
+  encodeRings,
+  INSIDE,
+  OUTSIDE,
+  toleranceKm,
+} from "../../src/psap/geometry.ts";
+import type { AreaKind, IndexedPsap, PsapDataset } from "../index/dataset.ts";
+
+interface ReferenceArea {
+  kind: AreaKind;
+  name: string;
+  state: string | null;
+  geometry: AreaGeometry;
+  members: number[];
+}
+
+export interface Reference {
+  psaps: readonly IndexedPsap[];
+  areas: ReferenceArea[];
+}
+
+export interface ReferenceResult {
+  psaps: PsapRecord[];
+  place: { name: string; kind: "city" | "community"; state: string | null } | null;
+  county: { name: string; state: string | null } | null;
+}
+
+/** Decodes a data set's areas once, through the same storage encoding as the index (so vertices agree). */
+export function prepareReference(dataset: PsapDataset): Reference {
+  const indexOf = new Map(dataset.psaps.map((p, i) => [p.id, i]));
+  const areas: ReferenceArea[] = [];
+  for (const a of dataset.areas) {
+    const encoded = encodeRings(a.rings);
+    if (encoded.length === 0) continue;
+    const members = [...new Set(a.psapIds)].flatMap((id) => {
+      const i = indexOf.get(id);
+      return i === undefined ? [] : [i];
+    });
+    areas.push({ kind: a.kind, name: a.name, state: a.state, geometry: decodeRings(encoded), members });
+  }
+  return { psaps: dataset.psaps, areas };
+}
+
+const GROUP: Readonly<Record<AreaKind, number>> = { boundary: 0, city: 1, county: 2, community: -1 };
+const MATCH: readonly PsapMatch[] = ["boundary", "city", "county"];
+type Key = (number | string)[];
+
+function compareKeys(a: Key, b: Key): number {
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    const x = a[i] ?? -1;
+    const y = b[i] ?? -1;
+    if (x === y) continue;
+    return x < y ? -1 : 1;
+  }
+  return 0;
+}
+
+/** Scans every PSAP and every area: what `lookupPsaps` must return, record for record. */
+export function bruteForceLookup(
+  reference: Reference,
+  query: { latitude: number; longitude: number; accuracy?: number | null },
+  options: { limit?: number; maxToleranceKm?: number } = {},
+): ReferenceResult {
+  const { latitude: lat, longitude: lon } = query;
+  const limit = options.limit ?? PSAP_LIMITS.maxResults;
+  const t = toleranceKm(
+    query.accuracy,
+    PSAP_LIMITS.minBorderToleranceM,
+    options.maxToleranceKm ?? PSAP_LIMITS.maxBorderToleranceKm,
+  );
+  let place: ReferenceResult["place"] = null;
+  let county: ReferenceResult["county"] = null;
+  const part = new Map<number, number>();
+  for (const area of reference.areas) {
+    const level = areaLevel(area.geometry, lat, lon, t);
+    if (level === OUTSIDE) continue;
+    if (level === INSIDE && area.kind === "county" && !county) county = { name: area.name, state: area.state };
+    if (level === INSIDE && (area.kind === "city" || area.kind === "community") && !place) {
+      place = { name: area.name, kind: area.kind, state: area.state };
+    }
+    const g = GROUP[area.kind];
+    if (g < 0) continue;
+    for (const m of area.members) part.set(m, Math.min(part.get(m) ?? 99, g * 2 + level));
+  }
+  const km = reference.psaps.map((p) => haversineKm(lat, lon, p.latitude, p.longitude));
+  const reachable = (i: number) => (km[i] as number) <= PSAP_LIMITS.maxDistanceKm;
+  // Which primaries sit in each part (after the distance cut): a secondary follows its own primary only there.
+  const primariesInPart = new Map<number, Set<string>>();
+  for (const [i, pt] of part) {
+    const p = reference.psaps[i] as IndexedPsap;
+    if (p.type === "primary" && reachable(i)) {
+      const set = primariesInPart.get(pt) ?? new Set<string>();
+      set.add(p.id);
+      primariesInPart.set(pt, set);
+    }
+  }
+  const byId = new Map(reference.psaps.map((p, i) => [p.id, i]));
+  const keyed: { i: number; key: Key; match: PsapMatch }[] = [];
+  reference.psaps.forEach((p, i) => {
+    if (!reachable(i)) return;
+    const pt = part.get(i);
+    const d = km[i] as number;
+    const j = jurisdictionRank(p.jurisdiction);
+    if (pt === undefined) {
+      keyed.push({ i, key: [6, p.type === "primary" ? 0 : 1, d, p.id], match: "nearest" });
+      return;
+    }
+    const match = MATCH[pt >> 1] as PsapMatch;
+    if (p.type === "primary") {
+      keyed.push({ i, key: [pt, 0, j, d, p.id, 0], match });
+      return;
+    }
+    const lead = p.handled_by;
+    if (lead !== null && primariesInPart.get(pt)?.has(lead)) {
+      const li = byId.get(lead) as number;
+      const l = reference.psaps[li] as IndexedPsap;
+      keyed.push({ i, key: [pt, 0, jurisdictionRank(l.jurisdiction), km[li] as number, l.id, 1, j, d, p.id], match });
+      return;
+    }
+    keyed.push({ i, key: [pt, 1, j, d, p.id], match });
+  });
+  keyed.sort((a, b) => compareKeys(a.key, b.key));
+  const psaps = keyed.slice(0, Math.max(0, limit)).map(({ i, match }) => {
+    const p = reference.psaps[i] as IndexedPsap;
+    return { ...p, distance_km: roundKm(km[i] as number), match };
+  });
+  return { psaps, place, county };
+}
