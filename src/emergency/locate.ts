@@ -91,9 +91,9 @@ const US_RINGS: readonly Ring[] = borders.features.flatMap((f) => {
  * True when the fix is in the US or one of its territories, or closer to one of their borders than its accuracy
  * (at least PSAP_LIMITS.minBorderToleranceM, the tolerance the PSAP lookup uses at every border): such a fix may
  * be in the US, so US PSAPs apply (SPEC: "a fix closer to the border than its accuracy counts for both sides").
- * The distance is exact against the library's borders (segments measured in a local plane around the fix,
- * within 0.5 % up to 100 km); what limits it is those borders' own precision, so the lookup should also count a
- * fix inside a US county as in the US.
+ * The distance is measured exactly against the library's borders, in a flat local projection around the fix (within 2 % of
+ * the great-circle distance up to 100 km); what limits the answer is those borders' own precision (a few hundred
+ * metres at the crossings tested), so the lookup should also count a fix inside a US county as in the US.
  */
 export function withinReachOfUs(latitude: number, longitude: number, accuracyM: number | null): boolean {
   if (locateCountry(latitude, longitude).country === "US") return true;
@@ -111,14 +111,19 @@ function nearestUsBorderM(latitude: number, longitude: number, withinM: number):
   for (const ring of US_RINGS) {
     if (!ringMayBeWithin(ring, latitude, longitude, reachLat, reachLon)) continue;
     const c = ring.coords;
-    // Each point in metres east and north of the fix (longitudes taken the short way round the antimeridian).
-    let ax = wrapDegrees((c[0] ?? 0) - longitude) * metresPerLonDegree;
+    // Points in metres east and north of the fix. The library's segments are straight lines in longitude and
+    // latitude, so a segment keeps its own longitude span: only its first point is moved by a whole turn, when that
+    // brings it nearer the fix (across the antimeridian).
+    let aLon = c[0] ?? 0;
+    let ax = wrapDegrees(aLon - longitude) * metresPerLonDegree;
     let ay = ((c[1] ?? 0) - latitude) * METRES_PER_DEGREE;
     for (let i = 2; i < c.length; i += 2) {
-      const bx = wrapDegrees((c[i] ?? 0) - longitude) * metresPerLonDegree;
+      const bLon = c[i] ?? 0;
+      const bx = ax + (bLon - aLon) * metresPerLonDegree;
       const by = ((c[i + 1] ?? 0) - latitude) * METRES_PER_DEGREE;
       nearest = Math.min(nearest, distanceToSegment(ax, ay, bx, by));
-      ax = bx;
+      aLon = bLon;
+      ax = wrapDegrees(bLon - longitude) * metresPerLonDegree;
       ay = by;
     }
   }
