@@ -1,9 +1,10 @@
 // Which country (and which US territory) a fix is in, and whether the US is within reach of it, from offline borders.
 //
-// The borders are @rapideditor/country-coder's own (its src/data/borders.json, ISC licence, maintained by the
-// RapiD/iD editor community with OpenStreetMap in view): land borders simplified by hand, vertex by vertex, so
-// that towns fall on the right side; coastlines replaced by coarse polygons that reach a few to a few dozen km out
-// to sea; Antarctic claims left out. Its coding rules, which we keep:
+// The borders are @rapideditor/country-coder's own (its src/data/borders.json, under the package's ISC licence,
+// kept in the rapideditor/country-coder repository, where contributors move vertices so that towns fall on the
+// right side): land borders simplified by hand, good to a few hundred metres at the US crossings tested;
+// coastlines replaced by coarse lines some kilometres out to sea (not territorial-water limits); Antarctic claims
+// left out. Its coding rules, which we keep:
 // - disputed areas get the country that controls them de facto (Crimea: RU, Western Sahara: MA, the Golan: IL,
 //   Kashmir split along the Line of Control, Taiwan: TW, Kosovo: XK), which is also whose emergency service
 //   answers a call there;
