@@ -22,20 +22,21 @@ const ARMY_POSTS =
 const MILITARY =
   /\b(us navy|u\.s\. navy|navy|army|air force|afb|air force base|nas|naval|marine corps|marines|mcas|mcb|military|national guard|joint base|arsenal|proving ground|coast guard|ldc|jrb|air reserve|air national|army depot|base defense|bdoc|presidio|missile range|hunter ligget|hunter liggett|usma)\b/i;
 const CAMPUS =
-  /\b(university|univ|college|campus|school|schools|isd|c\s?s\s?u|uc|institute|academy|seminary|polytechnic)\b/i;
+  /\b(university|univ|college|campus|school|schools|isd|c\s?s\s?u|uc|institute|academy|seminary|polytechnic|tech)\b/i;
 const TRANSPORT =
-  /\b(airport|airports|aviation|airfield|port of|port authority|seaport|harbor|harbour|transit|mta|bart|patco|drpa|amtrak|railroad|railway|rail|turnpike|toll|bridge|tunnel|lax)\b/i;
+  /\b(airport|airports|aviation|airfield|port of|port authority|port police|seaport|harbor|harbour|transit|transportation|mta|bart|patco|drpa|amtrak|railroad|railway|rail|turnpike|toll|bridge|tunnel|lax)\b/i;
 const OTHER_SPECIAL =
-  /\b(park police|park ranger|rangers|national park|forest service|game warden|wildlife|capitol police|veterans|va medical|hospital|medical center|casino|nuclear|department of energy|federal|fbi|border patrol|secret service|zoo|pentagon|health system|health|nps|nra|interagency)\b/i;
+  /\b(park police|park ranger|rangers|national park|forest service|game warden|wildlife|capitol police|veterans|va medical|hospital|medical center|casino|nuclear|department of energy|federal|fbi|border patrol|secret service|zoo|pentagon|health system|health|nps|nra|interagency|lifeguard|lifeguards)\b/i;
 const FIRE_EMS =
   /\b(fire|ems|ambulance|rescue squad|mutual aid|amr|gmr|emergency medical|medical response|paramedic|esd|medcom)\b/i;
 const NOT_ONLY_FIRE = /\b(police|sheriff|sheriffs|sheriff's|public safety|9[\s-]?1[\s-]?1|e911|e-911)\b/i;
 const TRIBAL = /\b(tribal|tribe|tribes|nation|pueblo|reservation|indian|band of|rancheria|bia)\b/i;
 const REGIONAL =
-  /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|valley|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|(north|south|east|west|northeast|northwest|southeast|southwest|central)\w*\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
+  /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|(north|south|east|west|northeast|northwest|southeast|southwest|central)\w*\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
 const COUNTY_WORDS = /\b(county|counties|parish|sheriff|sheriffs|sheriff's|census area|cnty)\b/i;
-const MUNICIPAL =
-  /\b(police|pd|city of|town of|village of|borough of|township|city|town|village|public safety|marshal|marshals|constable)\b/i;
+const POLICE = /\b(police|pd|public safety|marshal|marshals|constable)\b/i;
+const MUNICIPAL = /\b(city of|town of|village of|borough of|township|city|town|village)\b/i;
+const REGION_WORDS = /\b(north|south|east|west|northern|southern|eastern|western|central|region|regional|northeast|northwest|southeast|southwest)\b/i;
 
 const ROLE_WORDS =
   /\b(police|pd|fire|rescue|ems|sheriff's|sheriffs|sheriff|office|department|dept|division|emergency|communications?|comm|center|centre|dispatch|9[\s-]?1[\s-]?1|e9[\s-]?1[\s-]?1|e-?911|psap|public|safety|services?|management|operations|eoc|oem|ecc|system|telephone|board|etsb|and|of|the|city|town|village|county|counties|parish|borough|regional|central|consolidated|joint|authority|agency|council|governments|inc|llc|partnership|area|unified|co|emerg|mgt|civil|def|detention|addressing|zone|command|data|station|trust|enhanced|[a-z]{2}(?=\s*$))\b\.?/gi;
@@ -57,6 +58,14 @@ export function namedSegments(name: string): string[] {
   return [...new Set(bases)];
 }
 
+function plain(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9 ]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
 /** "Scottsbluff County Communications/ Banner / Sioux", "Hancock, Henderson Counties", "Tri-County": several. */
 export function listsSeveral(name: string): boolean {
   if (/\b(counties|parishes|tri[\s-]?(county|city|cities|state)|bi[\s-]?county|multi[\s-]?county)\b/i.test(name)) {
@@ -72,18 +81,33 @@ export function listsSeveral(name: string): boolean {
  * Classifies one PSAP by its registry name. `state` is its USPS code, `city` and `county` its
  * registry texts (a name that is just its city, "Rosenberg", is that city's centre).
  */
-export function classifyPsap(name: string, state: string, city: string, county: string): Classification {
+export function classifyPsap(
+  name: string,
+  state: string,
+  city: string,
+  county: string,
+  isPlaceName: (text: string) => boolean = () => false,
+): Classification {
   const decide = (jurisdiction: PsapJurisdiction, rule: string): Classification => ({
     jurisdiction,
     rule,
     unclassified: false,
   });
   const stateName = STATE_NAMES[state] ?? "";
-  const namesState =
-    stateName !== "" && new RegExp(`\\b${stateName.replace(/ /g, "\\s+")}\\b`, "i").test(name.replace(/\./g, ""));
+  const statePattern = stateName.replace(/ /g, "\\s+");
+  const plainName = name.replace(/\./g, "").trim();
+  const namesState = stateName !== "" && new RegExp(`\\b${statePattern}\\b`, "i").test(plainName);
+  // A statewide centre is named for the state itself ("Rhode Island E9-1-1", "State Of New Hampshire - Concord"),
+  // not for a part of it ("North Texas Emergency Communications", "Southwest Georgia Regional E911").
+  const startsWithState =
+    stateName !== "" && new RegExp(`^(state of\\s+)?${statePattern}\\b`, "i").test(plainName);
   if (BACKUP.test(name)) return decide("special", "backup or alternate site");
-  if (namesState && /^state of\b/i.test(name.trim())) return decide("state", "statewide centre");
-  if (namesState && STATEWIDE.test(name) && !LAW_WORDS.test(name)) return decide("state", "statewide centre");
+  if (startsWithState && /^state of\b/i.test(plainName) && !LAW_WORDS.test(name)) {
+    return decide("state", "statewide centre");
+  }
+  if (startsWithState && STATEWIDE.test(name) && !LAW_WORDS.test(name) && !REGION_WORDS.test(name)) {
+    return decide("state", "statewide centre");
+  }
   if (STATE_LAW.test(name) && (namesState || !/department of public safety/i.test(name))) {
     return decide("special", "highway patrol or state police");
   }
@@ -103,19 +127,23 @@ export function classifyPsap(name: string, state: string, city: string, county: 
   if (state === "AK" && /\b(borough|municipality)\b/i.test(name)) return decide("county", "borough");
   // One county named: its county-wide centre, even when it calls itself regional or consolidated.
   if (COUNTY_WORDS.test(name)) return decide("county", /sheriff/i.test(name) ? "sheriff" : "county");
+  const countyBase = plain(county.replace(/\s+(county|parish|borough|census area)$/i, ""));
+  if (POLICE.test(name)) {
+    // A police department named for its county ("Miami-Dade Police Department") is the county's.
+    const base = plain(municipalBaseName(name));
+    if (base && base === countyBase && !isPlaceName(base)) return decide("county", "county police");
+    return decide("municipal", "city or town police");
+  }
   if (REGIONAL.test(name)) return decide("regional", "regional or consolidated");
   if (MUNICIPAL.test(name)) return decide("municipal", "city or town");
-  const plain = (s: string) =>
-    s
-      .toLowerCase()
-      .replace(/[^a-z0-9 ]/g, " ")
-      .replace(/\s+/g, " ")
-      .trim();
   const n = plain(name);
   const c = plain(city);
   if (c && (n === c || n.startsWith(`${c} `))) return decide("municipal", "named after its city");
-  const k = plain(county.replace(/\s+(county|parish|borough|census area)$/i, ""));
+  const k = countyBase;
   if (k && (n === k || n.startsWith(`${k} `))) return decide("county", "named after its county");
+  // "Aurora911", "Southside Place", "Jacinto City": the name of an incorporated place of the state.
+  const bare = plain(name.replace(/(e?9-?1-?1|comm?|dispatch|communications?)$/i, ""));
+  if (bare && isPlaceName(bare)) return decide("municipal", "named after a city");
   return { jurisdiction: "county", rule: "unclassified (county assumed)", unclassified: true };
 }
 

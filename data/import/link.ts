@@ -49,6 +49,11 @@ export function linkPsap(
   const registered = row.county ? countyMatcher.match(row.state, row.county) : { counties: [], unmatched: [] };
   let counties = registered.counties;
   let countyFromName = false;
+  // "St. Croix 9-1-1 Call Center" registered in "U.S. Virgin Islands" (all three districts): the one it names.
+  if (counties.length > 1) {
+    const named = counties.filter((c) => new RegExp(`\\b${escape(c.name)}\\b`, "i").test(row.name));
+    if (named.length === 1) counties = named;
+  }
   const qualifier = qualifierOf(row.name);
   if (qualifier) {
     const q = countyMatcher.match(row.state, qualifier);
@@ -79,8 +84,9 @@ export function linkPsap(
     }
   } else {
     // "Evansville-Vanderburgh County Central Dispatch", "Altus Jackson County E911": a city named
-    // beside the county is served too (the county's own name is taken out first).
-    const rest = row.name.replace(/[a-z][\w.'-]*\s+(county|parish)\b/gi, " ");
+    // beside the county is served too (the county's own name, and any parenthesis, are taken out first).
+    let rest = row.name.replace(/\([^)]*\)/g, " ");
+    for (const c of counties) rest = rest.replace(new RegExp(`\\b${escape(c.name)}\\s+(county|parish|borough)\\b`, "gi"), " ");
     const reg = registeredPlace;
     if (!row.municipal && reg?.incorporated && new RegExp(`\\b${escape(reg.name)}\\b`, "i").test(rest)) {
       namedPlaces.push(reg);

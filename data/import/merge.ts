@@ -138,7 +138,9 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
   const unmatched = new Map<string, { state: string; county: string; psaps: number }>();
   const rules: Record<string, number> = {};
   for (const d of drafts.values()) {
-    const c = classifyPsap(d.name, d.state, d.city ?? "", d.county ?? "");
+    const c = classifyPsap(d.name, d.state, d.city ?? "", d.county ?? "", (text) =>
+      places.byName(d.state, text).some((pl) => pl.incorporated),
+    );
     const o = overrides.get(d.id);
     const final = o?.jurisdiction ? { ...c, jurisdiction: o.jurisdiction, rule: "operator override", unclassified: false } : c;
     classified.set(d.id, final);
@@ -238,6 +240,12 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     set.add(value);
     map.set(id, set);
   };
+  // Cities with a municipal primary of their own: a regional centre registered there does not answer for them.
+  const ownCentre = new Set<string>();
+  for (const p of psaps) {
+    const l = links.get(p.id) as PsapLinks;
+    if (p.jurisdiction === "municipal" && p.type === "primary" && l.municipalPlace) ownCentre.add(l.municipalPlace.geoid);
+  }
   for (const p of psaps) {
     const l = links.get(p.id) as PsapLinks;
     const o = overrides.get(p.id);
@@ -249,7 +257,9 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       case "regional":
         for (const c of [...l.counties, ...l.namedCounties]) add(servedCounties, p.id, c.fips);
         for (const pl of l.namedPlaces) add(servedPlaces, p.id, pl.geoid);
-        if (p.jurisdiction === "regional" && l.registeredPlace?.incorporated) add(servedPlaces, p.id, l.registeredPlace.geoid);
+        if (p.jurisdiction === "regional" && l.registeredPlace?.incorporated && !ownCentre.has(l.registeredPlace.geoid)) {
+          add(servedPlaces, p.id, l.registeredPlace.geoid);
+        }
         break;
       case "state":
         for (const pl of places.places) if (pl.state === p.state && pl.incorporated) add(servedPlaces, p.id, pl.geoid);

@@ -8,7 +8,7 @@ import { entryKey, type IndexManifest, MalformedIndexError, POINTER_KEY, parseMa
 import { MalformedRingError, toleranceKm } from "./geometry.ts";
 import { type RankableEntry, rankEntry } from "./rank.ts";
 import { CellTree } from "./tree.ts";
-import { describeArea, emergencyNumbersAt, isOutsideCoverage } from "./where.ts";
+import { describeArea, emergencyNumbersAt, isOutsideUs } from "./where.ts";
 
 export interface PsapQuery {
   latitude: number;
@@ -188,8 +188,6 @@ export async function lookupPsaps(
       reason: "outside_coverage",
     };
   };
-  // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
-  if (isOutsideCoverage(lat, lon, tolerance)) return outside();
   const located = pointer.tree.locate(lat, lon);
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
   if (located.kind === "empty") return outside();
@@ -197,6 +195,8 @@ export async function lookupPsaps(
   const cachedEntry = loadEntry(store, key);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
   const ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
+  // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
+  if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null)) return outside();
   const area = describeArea(lat, lon, ranked.place, ranked.county);
   const result: PsapLookupResult = {
     psaps: ranked.psaps,

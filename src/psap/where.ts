@@ -1,36 +1,38 @@
 // Where a fix is, in words, and what can be dialled there: the result's `area` and `emergency`.
 import type { EmergencyNumbers, PsapArea } from "../../sdk/src/protocol.ts";
+import { emergencyNumbersFor, locateCountry, withinReachOfUs } from "../emergency/index.ts";
 import { AREA_CITY } from "./format.ts";
 import type { EntryArea } from "./rank.ts";
 
-/** The fix's area from the place and county that contain it (from the index entry). */
-export function describeArea(
-  _lat: number,
-  _lon: number,
-  place: EntryArea | null,
-  county: EntryArea | null,
-): PsapArea {
+/**
+ * The fix's area: a US county or Census place that contains it decides (the index's shapes are finer
+ * than the country library's borders); otherwise the country library says where it is, and outside
+ * the US only the country is set.
+ */
+export function describeArea(lat: number, lon: number, place: EntryArea | null, county: EntryArea | null): PsapArea {
   const state = county?.state ?? place?.state ?? null;
-  return {
-    country: state ? "US" : null,
-    state,
-    county: county?.name ?? null,
-    place: place?.name ?? null,
-    place_kind: place ? (place.kind === AREA_CITY ? "city" : "community") : null,
-  };
+  if (state !== null) {
+    return {
+      country: "US",
+      state,
+      county: county?.name ?? null,
+      place: place?.name ?? null,
+      place_kind: place ? (place.kind === AREA_CITY ? "city" : "community") : null,
+    };
+  }
+  const located = locateCountry(lat, lon);
+  return { country: located.country, state: located.state, county: null, place: null, place_kind: null };
 }
 
 export function emergencyNumbersAt(area: PsapArea): EmergencyNumbers {
-  return {
-    country: area.country,
-    numbers: [
-      { number: "911", service: "all" },
-      { number: "988", service: "crisis" },
-    ],
-  };
+  return emergencyNumbersFor(area.country, area.state);
 }
 
-/** True when the fix is abroad and the US is not within its tolerance. */
-export function isOutsideCoverage(_lat: number, _lon: number, _toleranceKm: number): boolean {
-  return false;
+/**
+ * True when a US PSAP cannot send help: the fix is in no US county or place, and no US border is within
+ * its tolerance (a fix in Toronto gets no Buffalo PSAP; one closer to the border than its accuracy counts
+ * for both sides).
+ */
+export function isOutsideUs(lat: number, lon: number, toleranceKm: number, inUsArea: boolean): boolean {
+  return !inUsArea && !withinReachOfUs(lat, lon, toleranceKm * 1000);
 }
