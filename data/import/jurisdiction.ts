@@ -87,6 +87,8 @@ export function classifyPsap(
   city: string,
   county: string,
   isPlaceName: (text: string) => boolean = () => false,
+  /** Census names of the counties the PSAP is registered in ("Miami-Dade" for the registry's "Dade"). */
+  countyNames: readonly string[] = [],
 ): Classification {
   const decide = (jurisdiction: PsapJurisdiction, rule: string): Classification => ({
     jurisdiction,
@@ -127,20 +129,25 @@ export function classifyPsap(
   if (state === "AK" && /\b(borough|municipality)\b/i.test(name)) return decide("county", "borough");
   // One county named: its county-wide centre, even when it calls itself regional or consolidated.
   if (COUNTY_WORDS.test(name)) return decide("county", /sheriff/i.test(name) ? "sheriff" : "county");
-  const countyBase = plain(county.replace(/\s+(county|parish|borough|census area)$/i, ""));
+  const countyBases = [county.replace(/\s+(county|parish|borough|census area)$/i, ""), ...countyNames]
+    .map(plain)
+    .filter((k) => k.length > 0);
+  const countyBase = countyBases[0] ?? "";
   if (POLICE.test(name)) {
     // A police department named for its county ("Miami-Dade Police Department") is the county's.
     const base = plain(municipalBaseName(name));
-    if (base && base === countyBase && !isPlaceName(base)) return decide("county", "county police");
+    if (base && countyBases.includes(base) && !isPlaceName(base)) return decide("county", "county police");
     return decide("municipal", "city or town police");
   }
   if (REGIONAL.test(name)) return decide("regional", "regional or consolidated");
   if (MUNICIPAL.test(name)) return decide("municipal", "city or town");
   const n = plain(name);
   const c = plain(city);
+  // The longer of the two wins: "Miami-Dade Communications Center" in Miami is the county's.
+  const k = countyBases.find((b) => n === b || n.startsWith(`${b} `)) ?? "";
+  if (k && k.length > c.length) return decide("county", "named after its county");
   if (c && (n === c || n.startsWith(`${c} `))) return decide("municipal", "named after its city");
-  const k = countyBase;
-  if (k && (n === k || n.startsWith(`${k} `))) return decide("county", "named after its county");
+  if (k) return decide("county", "named after its county");
   // "Aurora911", "Southside Place", "Jacinto City": the name of an incorporated place of the state.
   const bare = plain(name.replace(/(e?9-?1-?1|comm?|dispatch|communications?)$/i, ""));
   if (bare && isPlaceName(bare)) return decide("municipal", "named after a city");

@@ -138,8 +138,14 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
   const unmatched = new Map<string, { state: string; county: string; psaps: number }>();
   const rules: Record<string, number> = {};
   for (const d of drafts.values()) {
-    const c = classifyPsap(d.name, d.state, d.city ?? "", d.county ?? "", (text) =>
-      places.byName(d.state, text).some((pl) => pl.incorporated),
+    const countyNames = d.county ? countyMatcher.match(d.state, d.county).counties.map((k) => k.name) : [];
+    const c = classifyPsap(
+      d.name,
+      d.state,
+      d.city ?? "",
+      d.county ?? "",
+      (text) => places.byName(d.state, text).some((pl) => pl.incorporated),
+      countyNames,
     );
     const o = overrides.get(d.id);
     const final = o?.jurisdiction ? { ...c, jurisdiction: o.jurisdiction, rule: "operator override", unclassified: false } : c;
