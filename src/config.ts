@@ -72,3 +72,17 @@ export const PSAP_LIMITS = {
    */
   entryCacheMaxChars: 16 * 1024 * 1024,
 } as const;
+
+export const CONTACT_LIMITS = {
+  /** Lookups see a contact change within this (the SPEC allows 60 s). */
+  cacheMs: 30_000,
+  /** Lengths of a contact's source and note. */
+  maxSourceLength: 200,
+  maxNoteLength: 500,
+} as const;
+
+export const ADMIN_LIMITS = {
+  /** PSAPs per page of GET /v1/admin/psaps. */
+  defaultPageSize: 100,
+  maxPageSize: 1_000,
+} as const;

@@ -13,7 +13,8 @@ export interface Classification {
 }
 
 const BACKUP = /\b(back[\s-]?up|alternate|alt\.? psap|training|test psap|disaster recovery|coop site)\b/i;
-const STATEWIDE = /\b(e[\s-]?9[\s-]?1[\s-]?1|9[\s-]?1[\s-]?1|emergency telephone|emergency communications|division of emergency)/i;
+const STATEWIDE =
+  /\b(e[\s-]?9[\s-]?1[\s-]?1|9[\s-]?1[\s-]?1|emergency telephone|emergency communications|division of emergency)/i;
 const LAW_WORDS = /\b(police|patrol|trooper|troop|highway|dps|university|college|port|airport)\b/i;
 const STATE_LAW =
   /\b(highway patrol|state police|state patrol|state trooper|troop [a-z0-9]\b|(chp|thp|fhp|mhp|ohp|nhp|ghp|khp|shp|whp|ihp|nchp|schp|wvsp|ksp|isp|psp|nysp|msp|csp|vsp|dsp|osp|wsp)\b|dps\b|department of public safety|turnpike)/i;
@@ -36,7 +37,8 @@ const REGIONAL =
 const COUNTY_WORDS = /\b(county|counties|parish|sheriff|sheriffs|sheriff's|census area|cnty)\b/i;
 const POLICE = /\b(police|pd|public safety|marshal|marshals|constable)\b/i;
 const MUNICIPAL = /\b(city of|town of|village of|borough of|township|city|town|village)\b/i;
-const REGION_WORDS = /\b(north|south|east|west|northern|southern|eastern|western|central|region|regional|northeast|northwest|southeast|southwest)\b/i;
+const REGION_WORDS =
+  /\b(north|south|east|west|northern|southern|eastern|western|central|region|regional|northeast|northwest|southeast|southwest)\b/i;
 
 const ROLE_WORDS =
   /\b(police|pd|fire|rescue|ems|sheriff's|sheriffs|sheriff|office|department|dept|division|emergency|communications?|comm|center|centre|dispatch|9[\s-]?1[\s-]?1|e9[\s-]?1[\s-]?1|e-?911|psap|public|safety|services?|management|operations|eoc|oem|ecc|system|telephone|board|etsb|and|of|the|city|town|village|county|counties|parish|borough|regional|central|consolidated|joint|authority|agency|council|governments|inc|llc|partnership|area|unified|co|emerg|mgt|civil|def|detention|addressing|zone|command|data|station|trust|enhanced|[a-z]{2}(?=\s*$))\b\.?/gi;
@@ -68,7 +70,9 @@ function plain(s: string): string {
 
 /** "Scottsbluff County Communications/ Banner / Sioux", "Hancock, Henderson Counties", "Tri-County": several. */
 export function listsSeveral(name: string): boolean {
-  if (/\b(counties|parishes|tri[\s-]?(county|city|cities|state)|bi[\s-]?county|multi[\s-]?county)\b/i.test(name)) {
+  if (
+    /\b(counties|parishes|tri[\s-]?(county|city|cities|state)|bi[\s-]?county|multi[\s-]?county)\b/i.test(name)
+  ) {
     return true;
   }
   const counties = new Set(
@@ -118,10 +122,13 @@ export function classifyPsap(
   if (TRANSPORT.test(name)) return decide("special", "airport, port or transit");
   if (OTHER_SPECIAL.test(name)) return decide("special", "other special site");
   if (FIRE_EMS.test(name) && !NOT_ONLY_FIRE.test(name)) return decide("special", "fire/EMS only");
-  if (TRIBAL.test(name)) return decide("county", "tribal nation (serves its registered county's tribal land)");
+  if (TRIBAL.test(name))
+    return decide("county", "tribal nation (serves its registered county's tribal land)");
   // A sheriff's office or station is the county's, even when it names the contract cities it covers.
   if (/\b(sheriff|sheriffs|sheriff's|lasd)\b/i.test(name) && !/\b(counties|parishes)\b/i.test(name)) {
-    const counties = new Set([...name.matchAll(/([a-z][\w.'-]*)\s+county\b/gi)].map((m) => m[1]?.toLowerCase()));
+    const counties = new Set(
+      [...name.matchAll(/([a-z][\w.'-]*)\s+county\b/gi)].map((m) => m[1]?.toLowerCase()),
+    );
     if (counties.size <= 1) return decide("county", "sheriff");
   }
   if (listsSeveral(name)) return decide("regional", "serves several places or counties");
@@ -132,7 +139,6 @@ export function classifyPsap(
   const countyBases = [county.replace(/\s+(county|parish|borough|census area)$/i, ""), ...countyNames]
     .map(plain)
     .filter((k) => k.length > 0);
-  const countyBase = countyBases[0] ?? "";
   if (POLICE.test(name)) {
     // A police department named for its county ("Miami-Dade Police Department") is the county's.
     const base = plain(municipalBaseName(name));

@@ -24,7 +24,12 @@ export interface PsapLinks {
 /** Within this distance of one of its registered counties, a place or a geocode is plausible for a PSAP. */
 export const COUNTY_SLACK_KM = 5;
 
-export function nearCounties(counties: readonly County[], lat: number, lon: number, km = COUNTY_SLACK_KM): boolean {
+export function nearCounties(
+  counties: readonly County[],
+  lat: number,
+  lon: number,
+  km = COUNTY_SLACK_KM,
+): boolean {
   return counties.some((c) => areaLevel(c.geometry, lat, lon, km) !== OUTSIDE);
 }
 
@@ -46,12 +51,14 @@ export function linkPsap(
   countyMatcher: CountyMatcher,
   places: PlaceIndex,
 ): PsapLinks {
-  const registered = row.county ? countyMatcher.match(row.state, row.county) : { counties: [], unmatched: [] };
+  const registered = row.county
+    ? countyMatcher.match(row.state, row.county)
+    : { counties: [], unmatched: [] };
   let counties = registered.counties;
   let countyFromName = false;
   // "St. Croix 9-1-1 Call Center" registered in "U.S. Virgin Islands" (all three districts): the one it names.
   if (counties.length > 1) {
-    const named = counties.filter((c) => new RegExp(`\\b${escape(c.name)}\\b`, "i").test(row.name));
+    const named = counties.filter((c) => new RegExp(`\\b${escapeRegExp(c.name)}\\b`, "i").test(row.name));
     if (named.length === 1) counties = named;
   }
   const qualifier = qualifierOf(row.name);
@@ -66,7 +73,12 @@ export function linkPsap(
   let municipalPlace: IndexedPlace | null = null;
   if (row.municipal) {
     const base = municipalBaseName(row.name);
-    const byName = base ? choosePlace(places.byName(row.state, base).filter((p) => p.incorporated), counties) : null;
+    const byName = base
+      ? choosePlace(
+          places.byName(row.state, base).filter((p) => p.incorporated),
+          counties,
+        )
+      : null;
     municipalPlace = byName ?? (registeredPlace?.incorporated ? registeredPlace : null);
   }
   const namedPlaces: IndexedPlace[] = [];
@@ -86,9 +98,14 @@ export function linkPsap(
     // "Evansville-Vanderburgh County Central Dispatch", "Altus Jackson County E911": a city named
     // beside the county is served too (the county's own name, and any parenthesis, are taken out first).
     let rest = row.name.replace(/\([^)]*\)/g, " ");
-    for (const c of counties) rest = rest.replace(new RegExp(`\\b${escape(c.name)}\\s+(county|parish|borough)\\b`, "gi"), " ");
+    for (const c of counties)
+      rest = rest.replace(new RegExp(`\\b${escapeRegExp(c.name)}\\s+(county|parish|borough)\\b`, "gi"), " ");
     const reg = registeredPlace;
-    if (!row.municipal && reg?.incorporated && new RegExp(`\\b${escape(reg.name)}\\b`, "i").test(rest)) {
+    if (
+      !row.municipal &&
+      reg?.incorporated &&
+      new RegExp(`\\b${escapeRegExp(reg.name)}\\b`, "i").test(rest)
+    ) {
       namedPlaces.push(reg);
     }
   }
@@ -103,6 +120,6 @@ export function linkPsap(
   };
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -40,14 +40,16 @@ export function geocodeDoubt(input: PlacementInput, places: PlaceIndex): string 
   const city = input.registeredPlace;
   if (city) {
     const at = places.at(g.latitude, g.longitude);
-    if (at.length > 0 && !at.some((p) => p.geoid === city.geoid)) return `inside ${at[0]?.nameLsad}, not ${city.nameLsad}`;
+    if (at.length > 0 && !at.some((p) => p.geoid === city.geoid))
+      return `inside ${at[0]?.nameLsad}, not ${city.nameLsad}`;
   }
   return null;
 }
 
 export function placePsap(input: PlacementInput, places: PlaceIndex): Placement | null {
   const g = input.geocode;
-  const moved = (lat: number, lon: number) => (g ? haversineKm(g.latitude, g.longitude, lat, lon) : undefined);
+  const moved = (lat: number, lon: number) =>
+    g ? haversineKm(g.latitude, g.longitude, lat, lon) : undefined;
   const doubt = geocodeDoubt(input, places);
   const withDoubt = (p: Placement): Placement => {
     const km = moved(p.latitude, p.longitude);
@@ -59,7 +61,10 @@ export function placePsap(input: PlacementInput, places: PlaceIndex): Placement 
     return withDoubt({ ...input.operator, precision: input.operator.precision, method: "operator building" });
   }
   const place = input.place;
-  if (place && (input.counties.length === 0 || nearCounties(input.counties, place.interior[1], place.interior[0]))) {
+  if (
+    place &&
+    (input.counties.length === 0 || nearCounties(input.counties, place.interior[1], place.interior[0]))
+  ) {
     return withDoubt({
       latitude: place.interior[1],
       longitude: place.interior[0],
@@ -68,7 +73,12 @@ export function placePsap(input: PlacementInput, places: PlaceIndex): Placement 
     });
   }
   if (g && doubt === null) {
-    return withDoubt({ latitude: g.latitude, longitude: g.longitude, precision: "city", method: "registry geocode" });
+    return withDoubt({
+      latitude: g.latitude,
+      longitude: g.longitude,
+      precision: "city",
+      method: "registry geocode",
+    });
   }
   const county = input.counties[0];
   if (county) {
@@ -80,6 +90,7 @@ export function placePsap(input: PlacementInput, places: PlaceIndex): Placement 
     });
   }
   // Nothing better: an untrusted geocode still beats leaving the PSAP out.
-  if (g) return { latitude: g.latitude, longitude: g.longitude, precision: "city", method: "registry geocode" };
+  if (g)
+    return { latitude: g.latitude, longitude: g.longitude, precision: "city", method: "registry geocode" };
   return null;
 }

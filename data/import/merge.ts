@@ -88,7 +88,10 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
   for (const { rows, report } of input.geocodes) {
     for (const g of rows) {
       if (!drafts.has(g.id)) {
-        report.dropped.push({ line: g.line, reason: "not in the current registry (orphaned or unknown): ignored" });
+        report.dropped.push({
+          line: g.line,
+          reason: "not in the current registry (orphaned or unknown): ignored",
+        });
         report.kept--;
         continue;
       }
@@ -103,7 +106,17 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
         unplaced.push({ id: p.id, reason: `project row line ${p.line}: a new PSAP needs name and state` });
         continue;
       }
-      d = { id: p.id, name: p.name, type: "primary", state: p.state, county: null, city: null, phone: null, comments: "", operator: null };
+      d = {
+        id: p.id,
+        name: p.name,
+        type: "primary",
+        state: p.state,
+        county: null,
+        city: null,
+        phone: null,
+        comments: "",
+        operator: null,
+      };
       drafts.set(p.id, d);
     }
     if (p.name !== undefined) d.name = p.name;
@@ -112,7 +125,8 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (p.county !== undefined) d.county = p.county;
     if (p.city !== undefined) d.city = p.city;
     if (p.phone !== undefined) d.phone = p.phone;
-    if (p.latitude !== undefined || p.location_precision !== undefined) d.operator = { ...(d.operator ?? {}), ...p };
+    if (p.latitude !== undefined || p.location_precision !== undefined)
+      d.operator = { ...(d.operator ?? {}), ...p };
   }
 
   const overrides = new Map<string, OverrideRow>();
@@ -148,11 +162,19 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       countyNames,
     );
     const o = overrides.get(d.id);
-    const final = o?.jurisdiction ? { ...c, jurisdiction: o.jurisdiction, rule: "operator override", unclassified: false } : c;
+    const final = o?.jurisdiction
+      ? { ...c, jurisdiction: o.jurisdiction, rule: "operator override", unclassified: false }
+      : c;
     classified.set(d.id, final);
     rules[final.rule] = (rules[final.rule] ?? 0) + 1;
     const l = linkPsap(
-      { name: d.name, state: d.state, county: d.county ?? "", city: d.city ?? "", municipal: final.jurisdiction === "municipal" },
+      {
+        name: d.name,
+        state: d.state,
+        county: d.county ?? "",
+        city: d.city ?? "",
+        municipal: final.jurisdiction === "municipal",
+      },
       countyMatcher,
       places,
     );
@@ -167,7 +189,10 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
 
   // The registry's own links: a secondary's primary.
   const named = new Map(
-    [...drafts.values()].map((d) => [d.id, { type: d.type, named: d.type === "secondary" ? handledByInComment(d.comments) : null }]),
+    [...drafts.values()].map((d) => [
+      d.id,
+      { type: d.type, named: d.type === "secondary" ? handledByInComment(d.comments) : null },
+    ]),
   );
   const handledBy = resolveHandledBy(named);
 
@@ -188,7 +213,11 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       {
         operator:
           op?.latitude !== undefined && op.longitude !== undefined
-            ? { latitude: op.latitude, longitude: op.longitude, precision: op.location_precision ?? "building" }
+            ? {
+                latitude: op.latitude,
+                longitude: op.longitude,
+                precision: op.location_precision ?? "building",
+              }
             : null,
         place: c.jurisdiction === "municipal" ? (l.municipalPlace ?? l.registeredPlace) : l.registeredPlace,
         registeredPlace: l.registeredPlace,
@@ -203,7 +232,14 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     }
     placement[spot.method]++;
     if (spot.distrusted && spot.movedKm !== undefined) {
-      moved.push({ id: d.id, name: d.name, state: d.state, method: spot.method, km: spot.movedKm, why: spot.distrusted });
+      moved.push({
+        id: d.id,
+        name: d.name,
+        state: d.state,
+        method: spot.method,
+        km: spot.movedKm,
+        why: spot.distrusted,
+      });
     }
     psaps.push({
       id: d.id,
@@ -236,7 +272,14 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
         continue;
       }
       withBoundary.add(b.psapId);
-      areas.push({ kind: "boundary", id: b.areaId, name: b.areaId, state: kept.get(b.psapId)?.state ?? null, rings: b.rings, psapIds: [b.psapId] });
+      areas.push({
+        kind: "boundary",
+        id: b.areaId,
+        name: b.areaId,
+        state: kept.get(b.psapId)?.state ?? null,
+        rings: b.rings,
+        psapIds: [b.psapId],
+      });
     }
   }
   const servedPlaces = new Map<string, Set<string>>(); // PSAP id -> place GEOIDs
@@ -250,7 +293,8 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
   const ownCentre = new Set<string>();
   for (const p of psaps) {
     const l = links.get(p.id) as PsapLinks;
-    if (p.jurisdiction === "municipal" && p.type === "primary" && l.municipalPlace) ownCentre.add(l.municipalPlace.geoid);
+    if (p.jurisdiction === "municipal" && p.type === "primary" && l.municipalPlace)
+      ownCentre.add(l.municipalPlace.geoid);
   }
   for (const p of psaps) {
     const l = links.get(p.id) as PsapLinks;
@@ -263,19 +307,25 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       case "regional":
         for (const c of [...l.counties, ...l.namedCounties]) add(servedCounties, p.id, c.fips);
         for (const pl of l.namedPlaces) add(servedPlaces, p.id, pl.geoid);
-        if (p.jurisdiction === "regional" && l.registeredPlace?.incorporated && !ownCentre.has(l.registeredPlace.geoid)) {
+        if (
+          p.jurisdiction === "regional" &&
+          l.registeredPlace?.incorporated &&
+          !ownCentre.has(l.registeredPlace.geoid)
+        ) {
           add(servedPlaces, p.id, l.registeredPlace.geoid);
         }
         break;
       case "state":
-        for (const pl of places.places) if (pl.state === p.state && pl.incorporated) add(servedPlaces, p.id, pl.geoid);
+        for (const pl of places.places)
+          if (pl.state === p.state && pl.incorporated) add(servedPlaces, p.id, pl.geoid);
         for (const c of input.counties) if (c.state === p.state) add(servedCounties, p.id, c.fips);
         break;
       case "special":
         break;
     }
     if (o?.servedPlaces) servedPlaces.set(p.id, new Set(o.servedPlaces.filter((g) => placeById.has(g))));
-    if (o?.servedCounties) servedCounties.set(p.id, new Set(o.servedCounties.filter((f) => countyByFips.has(f))));
+    if (o?.servedCounties)
+      servedCounties.set(p.id, new Set(o.servedCounties.filter((f) => countyByFips.has(f))));
   }
   const placeMembers = new Map<string, Set<string>>();
   const countyMembers = new Map<string, Set<string>>();
@@ -309,7 +359,14 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
   }
   for (const c of input.counties) {
     const members = countyMembers.get(c.fips);
-    areas.push({ kind: "county", id: c.fips, name: c.name, state: c.state, rings: c.rings, psapIds: members ? withPrimaries(members) : [] });
+    areas.push({
+      kind: "county",
+      id: c.fips,
+      name: c.name,
+      state: c.state,
+      rings: c.rings,
+      psapIds: members ? withPrimaries(members) : [],
+    });
   }
   // What each PSAP serves (for the admin catalogue): every city it answers in, and the counties it
   // answers for (a county also lists the PSAPs merely registered in it: those do not serve it).
@@ -325,7 +382,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
   for (const a of areas) {
     if (a.kind === "city") for (const id of a.psapIds) servedOf(id).places.push(a.id);
     if (a.kind !== "county") continue;
-    const answering = new Set([...(servedCounties.entries())].filter(([, f]) => f.has(a.id)).map(([id]) => id));
+    const answering = new Set([...servedCounties.entries()].filter(([, f]) => f.has(a.id)).map(([id]) => id));
     for (const id of a.psapIds) {
       const lead = kept.get(id)?.handled_by;
       if (lead && answering.has(id)) answering.add(lead);
@@ -333,7 +390,10 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     for (const id of answering) servedOf(id).counties.push(a.id);
   }
 
-  const jurisdictions = Object.fromEntries(JURISDICTIONS.map((j) => [j, 0])) as Record<PsapJurisdiction, number>;
+  const jurisdictions = Object.fromEntries(JURISDICTIONS.map((j) => [j, 0])) as Record<
+    PsapJurisdiction,
+    number
+  >;
   for (const p of psaps) jurisdictions[p.jurisdiction]++;
   const handledDropped = [...handledBy].flatMap(([id, l]) => (l.problem ? [{ id, reason: l.problem }] : []));
   const summary: MergeSummary = {

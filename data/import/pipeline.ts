@@ -6,7 +6,15 @@ import { loadCounties } from "./counties.ts";
 import { parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import { type MergeSummary, mergeInputs } from "./merge.ts";
-import type { BoundaryFeature, CensusPlace, FccGeocode, FccRow, FileReport, OverrideRow, ProjectRow } from "./model.ts";
+import type {
+  BoundaryFeature,
+  CensusPlace,
+  FccGeocode,
+  FccRow,
+  FileReport,
+  OverrideRow,
+  ProjectRow,
+} from "./model.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
@@ -62,7 +70,9 @@ export async function prepareImport(
       try {
         text = maybeGunzip(raw).toString("utf8");
       } catch (err) {
-        throw new ImportError(`${path}: not a readable gzip file (${(err as Error).message})`, { cause: err });
+        throw new ImportError(`${path}: not a readable gzip file (${(err as Error).message})`, {
+          cause: err,
+        });
       }
       if (text.trim() === "") throw new ImportError(`${path}: the file is empty`);
       const trimmed = text.trimStart();
@@ -92,7 +102,9 @@ export async function prepareImport(
       files.push(r.report);
       versions.push(basename(path));
     } else {
-      throw new ImportError(`${path}: JSON that is neither the registry export, Census places nor boundary GeoJSON`);
+      throw new ImportError(
+        `${path}: JSON that is neither the registry export, Census places nor boundary GeoJSON`,
+      );
     }
   }
 
@@ -141,7 +153,8 @@ export async function prepareImport(
     places: uniquePlaces,
     overrides,
     counties: loadCounties(),
-    dataVersion: options.dataVersion ?? [...versions, ...placeSources.map((s) => `Census places (${s})`)].join(" + "),
+    dataVersion:
+      options.dataVersion ?? [...versions, ...placeSources.map((s) => `Census places (${s})`)].join(" + "),
   });
   if (dataset.psaps.length === 0) throw new ImportError("the inputs hold no usable PSAP: nothing to import");
   return { dataset, files, summary };

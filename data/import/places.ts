@@ -1,5 +1,12 @@
 // Census places for the import: find a place by the registry's city text, and the places at a point.
-import { type AreaGeometry, areaLevel, decodeRings, encodeRings, INSIDE, OUTSIDE } from "../../src/psap/geometry.ts";
+import {
+  type AreaGeometry,
+  areaLevel,
+  decodeRings,
+  encodeRings,
+  INSIDE,
+  OUTSIDE,
+} from "../../src/psap/geometry.ts";
 import type { CensusPlace } from "./model.ts";
 import { normalizeName } from "./names.ts";
 
@@ -14,14 +21,20 @@ export function placeNameKeys(place: Pick<CensusPlace, "name">): string[] {
   // "Nashville-Davidson metropolitan government", "Louisville/Jefferson County metro government",
   // "Athens-Clarke County unified government", "Indianapolis city": the city people name.
   const head = base.split(/[-/]/)[0] ?? base;
-  const trimmed = head.replace(/\s+(city|town|village|metropolitan government|metro government|unified government|consolidated government)$/i, "");
+  const trimmed = head.replace(
+    /\s+(city|town|village|metropolitan government|metro government|unified government|consolidated government)$/i,
+    "",
+  );
   keys.add(normalizeName(trimmed));
   return [...keys].filter((k) => k.length > 0);
 }
 
 /** Registry city text to a comparable key: "Valdez, Zip: 99686" -> "valdez", "Virginia Beach City" kept whole. */
 export function registryCityKeys(text: string): string[] {
-  const t = text.replace(/,?\s*zip:?\s*\d{5}(-\d{4})?/i, "").replace(/\s+/g, " ").trim();
+  const t = text
+    .replace(/,?\s*zip:?\s*\d{5}(-\d{4})?/i, "")
+    .replace(/\s+/g, " ")
+    .trim();
   if (!t) return [];
   const keys = [normalizeName(t)];
   const noSuffix = t.replace(/\s+(city|town|village|township|borough|cdp)$/i, "");

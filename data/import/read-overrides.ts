@@ -25,7 +25,14 @@ export function readOverrides(path: string, text: string): { rows: OverrideRow[]
   if (!isOverrideCsvHeader(table.header)) {
     throw new ImportError(`${path}: not an override CSV (header must be ${OVERRIDE_COLUMNS.join(",")})`);
   }
-  const report: FileReport = { path, kind: "overrides", rowsRead: table.rows.length, kept: 0, dropped: [], notes: [] };
+  const report: FileReport = {
+    path,
+    kind: "overrides",
+    rowsRead: table.rows.length,
+    kept: 0,
+    dropped: [],
+    notes: [],
+  };
   const rows: OverrideRow[] = [];
   const col = (fields: string[], name: (typeof OVERRIDE_COLUMNS)[number]) => {
     const i = table.header.indexOf(name);

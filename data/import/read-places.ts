@@ -16,7 +16,8 @@ const REQUIRED = ["GEOID", "STATEFP", "NAME", "CLASSFP"] as const;
 /** True for a FeatureCollection whose features carry the Census PLACE layer's properties. */
 export function isCensusPlaces(json: unknown): boolean {
   const fc = json as { type?: unknown; features?: PlaceFeature[] } | null;
-  if (fc?.type !== "FeatureCollection" || !Array.isArray(fc.features) || fc.features.length === 0) return false;
+  if (fc?.type !== "FeatureCollection" || !Array.isArray(fc.features) || fc.features.length === 0)
+    return false;
   const props = fc.features[0]?.properties ?? {};
   return REQUIRED.every((k) => k in props);
 }
@@ -42,7 +43,9 @@ export async function readShapefileZip(path: string, bytes: Buffer): Promise<unk
     }
     return out;
   } catch (err) {
-    throw new ImportError(`${path}: not a readable shapefile ZIP (${(err as Error).message})`, { cause: err });
+    throw new ImportError(`${path}: not a readable shapefile ZIP (${(err as Error).message})`, {
+      cause: err,
+    });
   }
 }
 
@@ -100,7 +103,10 @@ export function readCensusPlaces(path: string, json: unknown): { places: CensusP
     const name = typeof p.NAME === "string" ? p.NAME.trim() : "";
     const classFp = String(p.CLASSFP ?? "");
     if (!/^\d{7}$/.test(geoid) || !state || !name || !/^[A-Z]\d$/.test(classFp)) {
-      report.dropped.push({ line, reason: "bad feature: GEOID, STATEFP, NAME or CLASSFP missing or unknown" });
+      report.dropped.push({
+        line,
+        reason: "bad feature: GEOID, STATEFP, NAME or CLASSFP missing or unknown",
+      });
       return;
     }
     if (seen.has(geoid)) {

@@ -1,6 +1,7 @@
 // Reads the project's own CSV (README "PSAP data"): adds PSAPs, or fills fields of existing ones.
-import type { LocationPrecision } from "../../sdk/src/protocol.ts";
+
 import { parsePhoneNumberFromString } from "libphonenumber-js";
+import type { LocationPrecision } from "../../sdk/src/protocol.ts";
 import { parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FileReport, ProjectRow } from "./model.ts";

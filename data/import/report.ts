@@ -21,7 +21,8 @@ function lineList(lines: number[], unit: string): string {
 
 function listed<T>(out: string[], items: readonly T[], line: (item: T) => string): void {
   for (const item of items.slice(0, MAX_ITEMS_SHOWN)) out.push(`  - ${line(item)}`);
-  if (items.length > MAX_ITEMS_SHOWN) out.push(`  - ... (${items.length - MAX_ITEMS_SHOWN} more; --report-json has all)`);
+  if (items.length > MAX_ITEMS_SHOWN)
+    out.push(`  - ... (${items.length - MAX_ITEMS_SHOWN} more; --report-json has all)`);
 }
 
 export function formatReport(args: {
@@ -37,14 +38,17 @@ export function formatReport(args: {
   out.push(`PSAP import: ${built.manifest.data_version}`);
   for (const f of files) {
     out.push(`\n${f.path} (${f.kind}): ${f.rowsRead} rows read, ${f.kept} kept, ${f.dropped.length} dropped`);
-    const unit = f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" ? "items" : "lines";
+    const unit =
+      f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" ? "items" : "lines";
     for (const [reason, lines] of groupIssues(f)) {
       const shown = /^(bad|duplicate|no PSAP with id)/.test(reason) ? `: ${lineList(lines, unit)}` : "";
       out.push(`  - ${lines.length} ${reason}${shown}`);
     }
     for (const n of f.notes) out.push(`  - note: ${n}`);
   }
-  out.push(`\nPSAPs: ${s.psaps} (${s.primaries} primary, ${s.secondaries} secondary), ${s.unplaced.length} left out`);
+  out.push(
+    `\nPSAPs: ${s.psaps} (${s.primaries} primary, ${s.secondaries} secondary), ${s.unplaced.length} left out`,
+  );
   out.push(
     `Jurisdictions: ${Object.entries(s.jurisdictions)
       .map(([j, n]) => `${j} ${n}`)
@@ -53,7 +57,9 @@ export function formatReport(args: {
   out.push("Decided by:");
   for (const [rule, n] of Object.entries(s.rules).sort((a, b) => b[1] - a[1])) out.push(`  - ${rule}: ${n}`);
   if (s.unclassified.length > 0) {
-    out.push(`Names not classified (${s.unclassified.length}; county assumed; settle them with an override file):`);
+    out.push(
+      `Names not classified (${s.unclassified.length}; county assumed; settle them with an override file):`,
+    );
     listed(out, s.unclassified, (u) => `${u.id} ${u.name} (${u.state})`);
   }
   out.push(
@@ -74,13 +80,18 @@ export function formatReport(args: {
   for (const [method, n] of Object.entries(s.placement)) out.push(`  - ${method}: ${n}`);
   for (const u of s.unplaced) out.push(`  - left out ${u.id}: ${u.reason}`);
   out.push(`Registry geocodes not trusted, PSAP moved more than 1 km (${s.moved.length}):`);
-  listed(out, s.moved, (m) => `${m.id} ${m.name} (${m.state}): ${m.why}; ${m.method}, ${m.km.toFixed(1)} km away`);
+  listed(
+    out,
+    s.moved,
+    (m) => `${m.id} ${m.name} (${m.state}): ${m.why}; ${m.method}, ${m.km.toFixed(1)} km away`,
+  );
   out.push(
     `County match: ${s.countyMatched} of ${s.psaps} PSAPs matched to a Census county (${s.countyFromName} by the county their name gives)`,
   );
   if (s.unmatchedCounties.length > 0) {
     out.push(`Counties not matched (${s.unmatchedCounties.length}):`);
-    for (const u of s.unmatchedCounties) out.push(`  - ${u.state}: "${u.county}" (${u.psaps} PSAP${u.psaps > 1 ? "s" : ""})`);
+    for (const u of s.unmatchedCounties)
+      out.push(`  - ${u.state}: "${u.county}" (${u.psaps} PSAP${u.psaps > 1 ? "s" : ""})`);
   }
   const pct = s.psaps > 0 ? ((100 * s.withPhone) / s.psaps).toFixed(1) : "0.0";
   out.push(`Phone numbers: ${s.withPhone} of ${s.psaps} (${pct} %)`);

@@ -177,7 +177,11 @@ class AreaGrid {
     const found = new Set<number>();
     const lons = box.full ? [-180, 179] : [Math.floor(box.minLon), Math.floor(box.maxLon)];
     for (let x = lons[0] as number; x <= (lons[1] as number); x++) {
-      for (let y = Math.floor(Math.max(-90, box.minLat)); y <= Math.floor(Math.min(89.999, box.maxLat)); y++) {
+      for (
+        let y = Math.floor(Math.max(-90, box.minLat));
+        y <= Math.floor(Math.min(89.999, box.maxLat));
+        y++
+      ) {
         for (const i of this.#cells.get(this.#key(x, y)) ?? []) found.add(i);
       }
     }
@@ -199,7 +203,8 @@ function clipArea(area: PreparedArea, box: ReturnType<typeof reachBox>, centreLo
   const rings: [number, number][][] = [];
   for (const ring of g.rings) {
     const points: [number, number][] = [];
-    for (let i = 0; i + 1 < ring.length; i += 2) points.push([(ring[i] as number) + shift, ring[i + 1] as number]);
+    for (let i = 0; i + 1 < ring.length; i += 2)
+      points.push([(ring[i] as number) + shift, ring[i + 1] as number]);
     const clipped = clipPolygon(points, bbox) as [number, number][];
     if (clipped.length >= 3) rings.push(clipped);
   }
@@ -292,7 +297,15 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
     });
     const geometry = decodeRings(encoded);
     const vertices = geometry.rings.reduce((n, r) => n + r.length / 2, 0);
-    areas.push({ kind: KIND_CODE[a.kind], id: a.id, name: a.name, state: a.state, geometry, vertices, members });
+    areas.push({
+      kind: KIND_CODE[a.kind],
+      id: a.id,
+      name: a.name,
+      state: a.state,
+      geometry,
+      vertices,
+      members,
+    });
   }
   const grid = new AreaGrid(areas);
 
@@ -367,7 +380,8 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
       const rings = clipArea(area, box, lon);
       if (rings.length === 0) continue;
       const members = rankableMembers(psaps, area.members, lat, lon, rKm, topN, maxKm);
-      for (const m of members) if ((psaps[m] as IndexedPsap).type === "primary") keptPrimaries.add((psaps[m] as IndexedPsap).id);
+      for (const m of members)
+        if ((psaps[m] as IndexedPsap).type === "primary") keptPrimaries.add((psaps[m] as IndexedPsap).id);
       kept.push({ area, rings, members });
     }
     for (const { area, rings, members } of kept) {
@@ -375,7 +389,12 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
       // that primary can be returned from this entry at all.
       const attached = area.members.filter((m) => {
         const p = psaps[m] as IndexedPsap;
-        return p.type === "secondary" && p.handled_by !== null && keptPrimaries.has(p.handled_by) && !members.includes(m);
+        return (
+          p.type === "secondary" &&
+          p.handled_by !== null &&
+          keptPrimaries.has(p.handled_by) &&
+          !members.includes(m)
+        );
       });
       const list = [...members, ...attached].sort((a, b) => a - b);
       const box = storageBox(decodeRings(rings));

@@ -49,7 +49,8 @@ export function buildCatalogue(dataset: PsapDataset, version: string): Map<strin
     const states: Record<string, number> = {};
     for (const r of chunk) {
       states[r.state] = (states[r.state] ?? 0) + 1;
-      const s = (byState[r.state] ??= { psaps: 0, with_phone: 0 });
+      const s = byState[r.state] ?? { psaps: 0, with_phone: 0 };
+      byState[r.state] = s;
       s.psaps++;
       if (r.phone !== null) s.with_phone++;
     }

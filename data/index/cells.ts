@@ -51,6 +51,7 @@ export function nodeRadiusKm(cell: string, resolution: number, maxResolution: nu
   if (resolution === maxResolution) return cellRadiusKm(cell);
   let r = MAX_CELL_RADIUS_KM[maxResolution] ?? Number.NaN;
   for (let k = resolution; k < maxResolution; k++) r += MAX_CHILD_OFFSET_KM[k] ?? Number.NaN;
-  if (!Number.isFinite(r)) throw new RangeError(`no radius bound between resolutions ${resolution} and ${maxResolution}`);
+  if (!Number.isFinite(r))
+    throw new RangeError(`no radius bound between resolutions ${resolution} and ${maxResolution}`);
   return r;
 }

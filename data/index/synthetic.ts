@@ -89,7 +89,11 @@ export function syntheticDataset(options: SyntheticOptions): PsapDataset {
     for (let lat0 = box.minLat; lat0 < box.maxLat; lat0 += grid) {
       for (let lon0 = box.minLon; lon0 < box.maxLon; lon0 += grid) {
         const inside = psaps.filter(
-          (p) => p.latitude >= lat0 && p.latitude < lat0 + grid && p.longitude >= lon0 && p.longitude < lon0 + grid,
+          (p) =>
+            p.latitude >= lat0 &&
+            p.latitude < lat0 + grid &&
+            p.longitude >= lon0 &&
+            p.longitude < lon0 + grid,
         );
         const ids = inside.map((p) => p.id);
         if (rnd() < 0.3 && psaps.length > 0) ids.push(pick(psaps).id); // an answering centre registered elsewhere
@@ -100,7 +104,14 @@ export function syntheticDataset(options: SyntheticOptions): PsapDataset {
           [lon0, lat0 + grid],
           [lon0, lat0],
         ];
-        areas.push({ kind: "county", id: `c${areas.length}`, name: `County ${areas.length}`, state: "ZZ", rings: [ring], psapIds: ids });
+        areas.push({
+          kind: "county",
+          id: `c${areas.length}`,
+          name: `County ${areas.length}`,
+          state: "ZZ",
+          rings: [ring],
+          psapIds: ids,
+        });
       }
     }
   }

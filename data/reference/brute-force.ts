@@ -83,7 +83,8 @@ export function bruteForceLookup(
   for (const area of reference.areas) {
     const level = areaLevel(area.geometry, lat, lon, t);
     if (level === OUTSIDE) continue;
-    if (level === INSIDE && area.kind === "county" && !county) county = { name: area.name, state: area.state };
+    if (level === INSIDE && area.kind === "county" && !county)
+      county = { name: area.name, state: area.state };
     if (level === INSIDE && (area.kind === "city" || area.kind === "community") && !place) {
       place = { name: area.name, kind: area.kind, state: area.state };
     }
@@ -123,7 +124,11 @@ export function bruteForceLookup(
     if (lead !== null && primariesInPart.get(pt)?.has(lead)) {
       const li = byId.get(lead) as number;
       const l = reference.psaps[li] as IndexedPsap;
-      keyed.push({ i, key: [pt, 0, jurisdictionRank(l.jurisdiction), km[li] as number, l.id, 1, j, d, p.id], match });
+      keyed.push({
+        i,
+        key: [pt, 0, jurisdictionRank(l.jurisdiction), km[li] as number, l.id, 1, j, d, p.id],
+        match,
+      });
       return;
     }
     keyed.push({ i, key: [pt, 1, j, d, p.id], match });

@@ -5,6 +5,7 @@ import type { AppEnv } from "./context.ts";
 import { mountOpenApi, ROUTES } from "./openapi.ts";
 import { type Problem, ProblemError, problem, problemResponse } from "./problem.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
+import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
 import { mountMetaRoutes } from "./routes/meta.ts";
 import { mountPlatformRoutes } from "./routes/platform.ts";
@@ -15,6 +16,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountBrowserRoutes(app);
   mountSocketRoute(app);
   mountAdminRoutes(app);
+  mountAdminPsapRoutes(app);
   mountPlatformRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);

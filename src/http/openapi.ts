@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 description of every route, built from the same zod schemas that validate requests.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { AppEnv } from "./context.ts";
+import { PSAP_ROUTES } from "./openapi-psaps.ts";
 import * as s from "./schemas.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -171,6 +172,7 @@ export const ROUTES = [
     summary: "Public keys that verify session tokens",
     responses: { 200: { description: "JWKS", content: json(s.JwksResponse) } },
   }),
+  ...PSAP_ROUTES,
 ];
 
 /** Registers the descriptions and serves the document at /v1/openapi.json. */

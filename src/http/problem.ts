@@ -27,6 +27,7 @@ export const PROBLEMS = {
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal error" },
   psap_index_unavailable: { status: 503, title: "PSAP data is not loaded" },
+  psap_lookup_failed: { status: 503, title: "PSAP data could not be read" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;

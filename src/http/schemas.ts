@@ -1,6 +1,7 @@
 // Zod schemas of every request and response body: they validate requests and produce the OpenAPI document.
 import { z } from "@hono/zod-openapi";
 import { HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
+import { EmergencyNumbers, PsapArea, PsapRecordSchema } from "./schemas-psaps.ts";
 
 const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
 const nullableTimestamp = isoTimestamp.nullable();
@@ -143,27 +144,12 @@ export const SosCancelResponse = z
   .object({ session_id: z.uuid(), state: z.literal("active"), expires_at: isoTimestamp })
   .openapi("SosCancelled");
 
-export const PsapRecordSchema = z
-  .object({
-    id: z.string(),
-    name: z.string(),
-    type: z.enum(["primary", "secondary"]),
-    state: z.string(),
-    county: z.string().nullable(),
-    city: z.string().nullable(),
-    phone: z.string().nullable().openapi({ description: "E.164, or null when the data has none" }),
-    latitude: z.number(),
-    longitude: z.number(),
-    location_precision: z.enum(["building", "city", "county"]),
-    distance_km: z.number(),
-    match: z.enum(["boundary", "county", "nearest"]),
-  })
-  .openapi("Psap");
-
 export const PsapResultsResponse = z
   .object({
     result_id: z.uuid(),
     psaps: z.array(PsapRecordSchema),
+    area: PsapArea,
+    emergency: EmergencyNumbers,
     computed_at: isoTimestamp,
     data_version: z.string(),
     reason: z.literal("outside_coverage").optional(),

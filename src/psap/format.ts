@@ -8,12 +8,7 @@
 // The manifest's tree says, for every H3 cell a fix can fall in, whether an entry covers it (a
 // leaf), whether no PSAP is within reach (empty), or whether its children decide (split). A leaf
 // whose entry cannot be read is therefore a failure of ours, never "no PSAP nearby".
-import type {
-  LocationPrecision,
-  PhoneKind,
-  PsapJurisdiction,
-  PsapRecord,
-} from "../../sdk/src/protocol.ts";
+import type { LocationPrecision, PhoneKind, PsapJurisdiction, PsapRecord } from "../../sdk/src/protocol.ts";
 
 export const POINTER_KEY = "psap:current";
 export const FORMAT = 2;
@@ -206,7 +201,8 @@ export function parseEntry(text: string): EntryJson {
     throw new MalformedIndexError("PSAP index entry is not JSON");
   }
   const p = json?.p;
-  if (!Array.isArray(p) || !p.every(isTuple)) throw new MalformedIndexError("PSAP index entry has bad records");
+  if (!Array.isArray(p) || !p.every(isTuple))
+    throw new MalformedIndexError("PSAP index entry has bad records");
   if (!isIndexList(json.n, p.length)) throw new MalformedIndexError("PSAP index entry has bad candidates");
   const c = json.c;
   const d = json.d;

@@ -162,7 +162,8 @@ export function areaLevel(area: AreaGeometry, lat: number, lon: number, toleranc
   const cosLat = Math.cos((lat * Math.PI) / 180);
   const tDeg = toleranceKm / KM_PER_DEGREE;
   // Cheap rejection by bounding box, in the same metric (with a hair of slack for rounding).
-  if (lat < area.minLat - tDeg * 1.000001 - 1e-9 || lat > area.maxLat + tDeg * 1.000001 + 1e-9) return OUTSIDE;
+  if (lat < area.minLat - tDeg * 1.000001 - 1e-9 || lat > area.maxLat + tDeg * 1.000001 + 1e-9)
+    return OUTSIDE;
   if (cosLat > 1e-9) {
     const tLon = (tDeg / cosLat) * 1.000001 + 1e-9;
     if (lon < area.minLon + shift - tLon || lon > area.maxLon + shift + tLon) return OUTSIDE;
@@ -186,7 +187,8 @@ export function areaLevel(area: AreaGeometry, lat: number, lon: number, toleranc
         if (xCross > 0) inside = !inside;
       }
       // Distance to the edge only when its box comes within the tolerance (most edges are far).
-      if (near || (ay > t && by > t) || (ay < -t && by < -t) || (ax > t && bx > t) || (ax < -t && bx < -t)) continue;
+      if (near || (ay > t && by > t) || (ay < -t && by < -t) || (ax > t && bx > t) || (ax < -t && bx < -t))
+        continue;
       const dx = bx - ax;
       const dy = by - ay;
       const len2 = dx * dx + dy * dy;

@@ -2,6 +2,7 @@
 // At most two KV reads per lookup, one in the common case. Coordinates never reach a log line or an error.
 import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
+import { type ContactSource, currentContacts, withContacts } from "../contacts/overlay.ts";
 import { LruCache } from "./cache.ts";
 import { decodeEntry } from "./decode.ts";
 import { entryKey, type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
@@ -163,14 +164,25 @@ function validCoordinate(q: PsapQuery): boolean {
  * The PSAPs for a fix, best first (SPEC section 4), with the fix's area and emergency numbers.
  * Throws PsapIndexUnavailableError (nothing loaded) or PsapLookupFailedError (the index could not be read).
  */
+export interface LookupOptions {
+  /** Records wanted (clamped to what the index was built for). */
+  limit?: number;
+  /** The contact directory, whose numbers replace the imported ones. */
+  contacts?: ContactSource;
+  /** Keeps a background refresh of the contact cache alive (ctx.waitUntil). */
+  waitUntil?: (promise: Promise<unknown>) => void;
+}
+
 export async function lookupPsaps(
   store: PsapIndexStore,
   query: PsapQuery,
-  options: { limit?: number } = {},
+  options: LookupOptions = {},
 ): Promise<PsapLookupResult> {
   if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
   const { latitude: lat, longitude: lon } = query;
-  // The hot path awaits nothing: a cached pointer and a cached entry are used as they are.
+  // Read alongside the index, not after it.
+  const contacts = options.contacts ? currentContacts(options.contacts, options.waitUntil) : null;
+  // The hot path awaits nothing: a cached pointer, entry and contact list are used as they are.
   const cachedPointer = currentPointer(store);
   const pointer = cachedPointer instanceof Promise ? await cachedPointer : cachedPointer;
   const { manifest } = pointer;
@@ -198,8 +210,9 @@ export async function lookupPsaps(
   // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
   if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null)) return outside();
   const area = describeArea(lat, lon, ranked.place, ranked.county);
+  const numbers = contacts instanceof Promise ? await contacts : contacts;
   const result: PsapLookupResult = {
-    psaps: ranked.psaps,
+    psaps: numbers && numbers.size > 0 ? withContacts(ranked.psaps, numbers) : ranked.psaps,
     area,
     emergency: emergencyNumbersAt(area),
     data_version: manifest.data_version,

@@ -162,7 +162,12 @@ function typeRank(entry: RankableEntry, i: number): number {
   return entry.psaps[i]?.type === "primary" ? 0 : 1;
 }
 
-function byDistanceThenId(entry: RankableEntry, distance: (i: number) => number, a: number, b: number): number {
+function byDistanceThenId(
+  entry: RankableEntry,
+  distance: (i: number) => number,
+  a: number,
+  b: number,
+): number {
   const da = distance(a);
   const db = distance(b);
   if (da !== db) return da < db ? -1 : 1;

@@ -9,7 +9,12 @@ import type { EntryArea } from "./rank.ts";
  * than the country library's borders); otherwise the country library says where it is, and outside
  * the US only the country is set.
  */
-export function describeArea(lat: number, lon: number, place: EntryArea | null, county: EntryArea | null): PsapArea {
+export function describeArea(
+  lat: number,
+  lon: number,
+  place: EntryArea | null,
+  county: EntryArea | null,
+): PsapArea {
   const state = county?.state ?? place?.state ?? null;
   if (state !== null) {
     return {

@@ -12,6 +12,7 @@ import type {
 } from "../../sdk/src/protocol.ts";
 import { HEARTBEAT_PING, HEARTBEAT_PONG } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS, SESSION_LIMITS } from "../config.ts";
+import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
 import { type Problem, problem, problemResponse } from "../http/problem.ts";
 import { sessionRateProblem } from "../http/rate-limit.ts";
@@ -291,7 +292,11 @@ export class SessionObject extends DurableObject<Env> {
       found = await lookupPsaps(
         this.env.PSAP_INDEX,
         { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy ?? null },
-        { limit: PSAP_LIMITS.maxResults },
+        {
+          limit: PSAP_LIMITS.maxResults,
+          contacts: d1Contacts(this.env.DB),
+          waitUntil: (promise) => this.ctx.waitUntil(promise),
+        },
       );
     } catch (error) {
       if (error instanceof PsapIndexUnavailableError) {

@@ -1,0 +1,165 @@
+// Admin API (operators): find and check any loaded PSAP, and keep its contact number (the registry has none).
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { ADMIN_LIMITS } from "../../config.ts";
+import { withContacts } from "../../contacts/overlay.ts";
+import { checkContactPhone } from "../../contacts/phone.ts";
+import { allContacts, contactHistory, deleteContact, getContact, putContact } from "../../contacts/store.ts";
+import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../psap/catalogue.ts";
+import type { CatalogueRecord } from "../../psap/format.ts";
+import { PsapIndexUnavailableError } from "../../psap/lookup.ts";
+import { requireAdmin } from "../auth.ts";
+import { readJsonBody, validate } from "../body.ts";
+import type { AppEnv } from "../context.ts";
+import { ProblemError, problem } from "../problem.ts";
+import { ContactRequest, PsapListQuery } from "../schemas-psaps.ts";
+
+const PSAPS = "/v1/admin/psaps";
+/** Seconds an operator is asked to wait when the index cannot be read. */
+const RETRY_AFTER_S = 5;
+
+export function mountAdminPsapRoutes(app: OpenAPIHono<AppEnv>): void {
+  app.get(PSAPS, requireAdmin(), async (c) => {
+    const query = validate(PsapListQuery, c.req.query());
+    if (!query.ok) throw new ProblemError(query.problem);
+    const { cursor, limit, ...filter } = query.value;
+    const after = cursor === undefined ? null : decodeCursor(cursor);
+    const catalogue = await catalogueOf(c);
+    const page = await listPsaps(
+      c.env.PSAP_INDEX,
+      catalogue,
+      filter,
+      after,
+      limit ?? ADMIN_LIMITS.defaultPageSize,
+    );
+    const withNumbers = await applyContacts(c.env.DB, page.psaps);
+    return c.json({
+      psaps: withNumbers.map(({ served_places: _p, served_counties: _c, ...record }) => record),
+      next_cursor: page.more && page.last !== null ? encodeCursor(page.last) : null,
+    });
+  });
+
+  // Registered before /:psapId, so that "coverage" is not read as an id.
+  app.get(`${PSAPS}/coverage`, requireAdmin(), async (c) => {
+    const catalogue = await catalogueOf(c);
+    const byState: Record<string, { psaps: number; with_phone: number }> = {};
+    for (const [state, v] of Object.entries(catalogue.index.by_state)) byState[state] = { ...v };
+    // A directory number counts where the index had none; one that replaces an imported number changes nothing.
+    for (const contact of await allContacts(c.env.DB)) {
+      const record = await findPsap(c.env.PSAP_INDEX, catalogue, contact.psap_id);
+      const s = record ? byState[record.state] : undefined;
+      if (record && s && record.phone === null) s.with_phone++;
+    }
+    const totals = Object.values(byState).reduce(
+      (t, s) => ({ psaps: t.psaps + s.psaps, with_phone: t.with_phone + s.with_phone }),
+      { psaps: 0, with_phone: 0 },
+    );
+    return c.json({ data_version: catalogue.manifest.data_version, ...totals, by_state: byState });
+  });
+
+  app.get(`${PSAPS}/:psapId`, requireAdmin(), async (c) => {
+    const record = await psapOf(c);
+    const [shown] = await applyContacts(c.env.DB, [record]);
+    return c.json(shown);
+  });
+
+  app.put(`${PSAPS}/:psapId/contact`, requireAdmin(), async (c) => {
+    const body = await readJsonBody(c.req.raw, ContactRequest);
+    const record = await psapOf(c);
+    if (!body.ok) throw new ProblemError(body.problem);
+    const phone = checkContactPhone(body.value.phone, body.value.phone_kind);
+    if (!phone.ok) {
+      throw new ProblemError(
+        problem("invalid_request", `phone: ${phone.message}.`, {
+          errors: [{ field: "phone", message: phone.message }],
+        }),
+      );
+    }
+    const contact = await putContact(c.env.DB, {
+      psap_id: record.id,
+      phone: phone.e164,
+      phone_kind: body.value.phone_kind,
+      source: body.value.source,
+      note: body.value.note ?? null,
+    });
+    return c.json(contact);
+  });
+
+  app.delete(`${PSAPS}/:psapId/contact`, requireAdmin(), async (c) => {
+    const record = await psapOf(c);
+    await deleteContact(c.env.DB, record.id);
+    return c.body(null, 204);
+  });
+
+  app.get(`${PSAPS}/:psapId/contact/history`, requireAdmin(), async (c) => {
+    const record = await psapOf(c);
+    return c.json({ psap_id: record.id, history: await contactHistory(c.env.DB, record.id) });
+  });
+}
+
+async function catalogueOf(c: Context<AppEnv>): Promise<LoadedCatalogue> {
+  try {
+    return await loadCatalogue(c.env.PSAP_INDEX);
+  } catch (error) {
+    throw indexProblem(error);
+  }
+}
+
+/** The path's PSAP in the loaded index, or 404. */
+async function psapOf(c: Context<AppEnv>): Promise<CatalogueRecord> {
+  const id = c.req.param("psapId") ?? "";
+  const catalogue = await catalogueOf(c);
+  let record: CatalogueRecord | null;
+  try {
+    record = id.length > 0 && id.length <= 64 ? await findPsap(c.env.PSAP_INDEX, catalogue, id) : null;
+  } catch (error) {
+    throw indexProblem(error);
+  }
+  if (!record) throw new ProblemError(problem("not_found", "No PSAP with this id in the loaded index."));
+  return record;
+}
+
+function indexProblem(error: unknown): ProblemError {
+  if (error instanceof PsapIndexUnavailableError) {
+    return new ProblemError(
+      problem("psap_index_unavailable", "No PSAP data is loaded; import it first.", {
+        retryAfter: RETRY_AFTER_S,
+      }),
+    );
+  }
+  const name = error instanceof Error ? error.name : "error";
+  console.error(`PSAP catalogue unreadable: ${name}`);
+  return new ProblemError(
+    problem("psap_lookup_failed", "The PSAP data could not be read; retry shortly.", {
+      retryAfter: RETRY_AFTER_S,
+    }),
+  );
+}
+
+/** The records as lookups show them: the directory's number wherever one is set (read fresh, not cached). */
+async function applyContacts(db: D1Database, records: CatalogueRecord[]): Promise<CatalogueRecord[]> {
+  if (records.length === 1 && records[0]) {
+    const contact = await getContact(db, records[0].id);
+    return [contact ? { ...records[0], phone: contact.phone, phone_kind: contact.phone_kind } : records[0]];
+  }
+  const numbers = new Map((await allContacts(db)).map((k) => [k.psap_id, k]));
+  return withContacts(records, numbers);
+}
+
+function encodeCursor(lastId: string): string {
+  return btoa(lastId).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+}
+
+function decodeCursor(cursor: string): string {
+  try {
+    const id = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    if (id.length > 0 && id.length <= 64) return id;
+  } catch {
+    // fall through
+  }
+  throw new ProblemError(
+    problem("invalid_request", "cursor: is not a cursor this API returned.", {
+      errors: [{ field: "cursor", message: "is not a cursor this API returned" }],
+    }),
+  );
+}

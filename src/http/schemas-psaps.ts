@@ -1,0 +1,149 @@
+// Zod schemas of the PSAP record, the fix's area and emergency numbers, and the admin PSAP and contact routes.
+import { z } from "@hono/zod-openapi";
+import { ADMIN_LIMITS, CONTACT_LIMITS } from "../config.ts";
+
+const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
+
+const psapFields = {
+  id: z.string().openapi({ example: "8927", description: "FCC PSAP ID where known" }),
+  name: z.string().openapi({ example: "Southland Dispatch Center" }),
+  type: z.enum(["primary", "secondary"]),
+  state: z.string().openapi({ example: "IL" }),
+  county: z.string().nullable(),
+  city: z.string().nullable(),
+  phone: z
+    .string()
+    .nullable()
+    .openapi({ description: "E.164, or null when no number is on file", example: "+17085551234" }),
+  phone_kind: z.enum(["emergency", "administrative"]).nullable().openapi({
+    description:
+      "`emergency`: a 10-digit line that rings the 911 floor; `administrative`: the centre's business line",
+  }),
+  jurisdiction: z.enum(["municipal", "county", "regional", "state", "special"]),
+  handled_by: z
+    .string()
+    .nullable()
+    .openapi({ description: "A secondary's primary (FCC id), from the registry" }),
+  latitude: z.number(),
+  longitude: z.number(),
+  location_precision: z.enum(["building", "city", "county"]),
+};
+
+export const PsapRecordSchema = z
+  .object({
+    ...psapFields,
+    distance_km: z.number().openapi({ description: "Haversine, mean Earth radius 6371.0088 km, 1 decimal" }),
+    match: z.enum(["boundary", "city", "county", "nearest"]).openapi({ description: "Why it was chosen" }),
+  })
+  .openapi("Psap");
+
+export const PsapArea = z
+  .object({
+    country: z
+      .string()
+      .nullable()
+      .openapi({ example: "US", description: "ISO 3166-1 alpha-2 (US territories are US)" }),
+    state: z.string().nullable().openapi({ example: "IL" }),
+    county: z.string().nullable().openapi({ example: "Cook" }),
+    place: z.string().nullable().openapi({ example: "Evanston" }),
+    place_kind: z.enum(["city", "community"]).nullable(),
+  })
+  .openapi("PsapArea");
+
+export const EmergencyNumbers = z
+  .object({
+    country: z.string().nullable(),
+    numbers: z.array(
+      z.object({
+        number: z.string().openapi({ example: "911" }),
+        service: z.enum(["all", "police", "ambulance", "fire", "crisis"]),
+      }),
+    ),
+  })
+  .openapi("EmergencyNumbers");
+
+export const CataloguePsap = z.object(psapFields).openapi("CataloguePsap");
+
+export const CataloguePsapDetail = z
+  .object({
+    ...psapFields,
+    served_places: z.array(z.string()).openapi({ description: "Census GEOIDs of the places it answers for" }),
+    served_counties: z
+      .array(z.string())
+      .openapi({ description: "FIPS codes of the counties it answers for" }),
+  })
+  .openapi("CataloguePsapDetail");
+
+export const PsapListQuery = z.strictObject({
+  state: z
+    .string()
+    .regex(/^[A-Za-z]{2}$/, "must be a two-letter state or territory code")
+    .optional(),
+  county: z.string().min(1).max(100).optional().openapi({ description: "County name or 5-digit FIPS" }),
+  q: z.string().min(1).max(100).optional().openapi({ description: "A fragment of the name, any case" }),
+  cursor: z.string().min(1).max(200).optional(),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(ADMIN_LIMITS.maxPageSize)
+    .optional()
+    .openapi({ description: `Default ${ADMIN_LIMITS.defaultPageSize}` }),
+});
+
+export const PsapListResponse = z
+  .object({ psaps: z.array(CataloguePsap), next_cursor: z.string().nullable() })
+  .openapi("PsapList");
+
+export const ContactRequest = z
+  .strictObject({
+    phone: z.string().openapi({ example: "+17085551234", description: "E.164" }),
+    phone_kind: z.enum(["emergency", "administrative"]),
+    source: z
+      .string()
+      .min(1)
+      .max(CONTACT_LIMITS.maxSourceLength)
+      .openapi({ example: "Call to the centre, 2026-11-20" }),
+    note: z.string().max(CONTACT_LIMITS.maxNoteLength).optional(),
+  })
+  .openapi("ContactRequest");
+
+export const ContactResponse = z
+  .object({
+    psap_id: z.string(),
+    phone: z.string(),
+    phone_kind: z.enum(["emergency", "administrative"]),
+    source: z.string(),
+    note: z.string().nullable(),
+    updated_at: isoTimestamp,
+  })
+  .openapi("Contact");
+
+const contactValue = z
+  .object({ phone: z.string(), phone_kind: z.enum(["emergency", "administrative"]) })
+  .nullable();
+
+export const ContactHistoryResponse = z
+  .object({
+    psap_id: z.string(),
+    history: z.array(
+      z.object({
+        at: isoTimestamp,
+        action: z.enum(["set", "deleted"]),
+        old: contactValue,
+        new: contactValue,
+        source: z.string().nullable(),
+        note: z.string().nullable(),
+      }),
+    ),
+  })
+  .openapi("ContactHistory");
+
+export const CoverageResponse = z
+  .object({
+    data_version: z.string(),
+    psaps: z.number().int(),
+    with_phone: z.number().int(),
+    by_state: z.record(z.string(), z.object({ psaps: z.number().int(), with_phone: z.number().int() })),
+  })
+  .openapi("PhoneCoverage");

@@ -1,0 +1,276 @@
+// Admin PSAP routes: find and check any loaded PSAP, keep its contact number, see the phone coverage.
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { buildIndex } from "../../data/index/build.ts";
+import type { AreaInput, IndexedPsap, Ring } from "../../data/index/dataset.ts";
+import { resetContactCache } from "../../src/contacts/overlay.ts";
+import { d1Contacts } from "../../src/contacts/store.ts";
+import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { ADMIN_HEADERS, call } from "./helpers.ts";
+
+function psap(
+  id: string,
+  state: string,
+  county: string,
+  lat: number,
+  lon: number,
+  extra: Partial<IndexedPsap> = {},
+): IndexedPsap {
+  return {
+    id,
+    name: `Test Centre ${id}`,
+    type: "primary",
+    state,
+    county,
+    city: null,
+    phone: null,
+    phone_kind: null,
+    jurisdiction: "county",
+    handled_by: null,
+    latitude: lat,
+    longitude: lon,
+    location_precision: "city",
+    ...extra,
+  };
+}
+
+const square = (lon: number, lat: number, d: number): Ring => [
+  [lon, lat],
+  [lon + d, lat],
+  [lon + d, lat + d],
+  [lon, lat + d],
+  [lon, lat],
+];
+
+const PSAPS = [
+  psap("100", "IL", "Cook", 41.88, -87.63, {
+    name: "Chicago Emergency Communications",
+    jurisdiction: "municipal",
+  }),
+  psap("101", "IL", "Cook", 41.6, -87.8, { name: "Cook County Sheriff" }),
+  psap("200", "IN", "Lake", 41.59, -87.35, {
+    name: "Lake County Dispatch",
+    phone: "+12195550100",
+    phone_kind: "administrative",
+  }),
+  ...Array.from({ length: 7 }, (_, i) =>
+    psap(`3${i}`, "WI", "Milwaukee", 43 + i / 100, -87.9, { name: `Milwaukee Post ${i}` }),
+  ),
+];
+const AREAS: AreaInput[] = [
+  {
+    kind: "county",
+    id: "17031",
+    name: "Cook",
+    state: "IL",
+    rings: [square(-88.3, 41.4, 0.8)],
+    psapIds: ["101", "100"],
+  },
+  {
+    kind: "city",
+    id: "1714000",
+    name: "Chicago",
+    state: "IL",
+    rings: [square(-87.9, 41.7, 0.3)],
+    psapIds: ["100"],
+  },
+];
+
+async function admin(path: string, init: RequestInit = {}): Promise<Response> {
+  return call(path, { ...init, headers: { ...ADMIN_HEADERS, ...(init.headers ?? {}) } });
+}
+
+function putContact(id: string, body: unknown): Promise<Response> {
+  return call(`/v1/admin/psaps/${id}/contact`, {
+    method: "PUT",
+    headers: { ...ADMIN_HEADERS, "Content-Type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+describe("without an index", () => {
+  it("answers 503 psap_index_unavailable with Retry-After, not an empty list", async () => {
+    const res = await admin("/v1/admin/psaps");
+    expect(res.status).toBe(503);
+    expect(res.headers.get("Content-Type")).toBe("application/problem+json");
+    expect(res.headers.get("Retry-After")).toMatch(/^\d+$/);
+    expect((await res.json<{ code: string }>()).code).toBe("psap_index_unavailable");
+  });
+});
+
+describe("with an index", () => {
+  beforeAll(async () => {
+    const built = buildIndex({ dataVersion: "admin-test", psaps: PSAPS, areas: AREAS }, { version: "adm1" });
+    for (const [k, v] of [...built.entries, ...built.catalogue]) await env.PSAP_INDEX.put(k, v);
+    await env.PSAP_INDEX.put(built.pointerKey, built.pointerValue);
+  });
+
+  it("needs the admin token", async () => {
+    expect((await call("/v1/admin/psaps")).status).toBe(401);
+    expect((await call("/v1/admin/psaps/100", { headers: { Authorization: "Bearer nope" } })).status).toBe(
+      401,
+    );
+  });
+
+  it("lists PSAPs by state, county or name fragment, in id order, a page at a time", async () => {
+    const all = await (await admin("/v1/admin/psaps")).json<{
+      psaps: IndexedPsap[];
+      next_cursor: string | null;
+    }>();
+    expect(all.psaps.map((p) => p.id)).toEqual([
+      "100",
+      "101",
+      "200",
+      "30",
+      "31",
+      "32",
+      "33",
+      "34",
+      "35",
+      "36",
+    ]);
+    expect(all.next_cursor).toBeNull();
+    expect(all.psaps[0]).not.toHaveProperty("served_places");
+    const il = await (await admin("/v1/admin/psaps?state=il")).json<{ psaps: IndexedPsap[] }>();
+    expect(il.psaps.map((p) => p.id)).toEqual(["100", "101"]);
+    const cook = await (await admin("/v1/admin/psaps?county=Cook%20County")).json<{ psaps: IndexedPsap[] }>();
+    expect(cook.psaps.map((p) => p.id)).toEqual(["100", "101"]);
+    const byFips = await (await admin("/v1/admin/psaps?county=17031")).json<{ psaps: IndexedPsap[] }>();
+    expect(byFips.psaps.map((p) => p.id)).toEqual(["100", "101"]);
+    const q = await (await admin("/v1/admin/psaps?q=SHERIFF")).json<{ psaps: IndexedPsap[] }>();
+    expect(q.psaps.map((p) => p.id)).toEqual(["101"]);
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: { psaps: IndexedPsap[]; next_cursor: string | null } = await (
+        await admin(`/v1/admin/psaps?limit=3${cursor ? `&cursor=${cursor}` : ""}`)
+      ).json();
+      expect(page.psaps.length).toBeLessThanOrEqual(3);
+      seen.push(...page.psaps.map((p) => p.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen).toEqual(all.psaps.map((p) => p.id));
+  });
+
+  it("refuses bad filters with 400 problem+json", async () => {
+    for (const query of ["limit=0", "limit=1001", "limit=x", "state=Illinois", "cursor=%%%", "colour=red"]) {
+      const res = await admin(`/v1/admin/psaps?${query}`);
+      expect(res.status, query).toBe(400);
+      expect(res.headers.get("Content-Type")).toBe("application/problem+json");
+    }
+  });
+
+  it("reads one PSAP with the places and counties it serves; an unknown id is 404", async () => {
+    const one = await (await admin("/v1/admin/psaps/100")).json<Record<string, unknown>>();
+    expect(one).toMatchObject({
+      id: "100",
+      jurisdiction: "municipal",
+      served_places: ["1714000"],
+      served_counties: ["17031"],
+    });
+    expect(one).not.toHaveProperty("distance_km");
+    expect(one).not.toHaveProperty("match");
+    expect((await admin("/v1/admin/psaps/999")).status).toBe(404);
+  });
+
+  it("keeps a contact number with its history, shows it in lookups within 60 s, and deletes it again", async () => {
+    resetContactCache();
+    resetPsapLookupCache();
+    const fix = { latitude: 41.88, longitude: -87.63, accuracy: 10 };
+    const before = await lookupPsaps(env.PSAP_INDEX, fix, { contacts: d1Contacts(env.DB) });
+    expect(before.psaps[0]).toMatchObject({ id: "100", phone: null, phone_kind: null });
+
+    const set = await putContact("100", {
+      phone: "+13125550142",
+      phone_kind: "emergency",
+      source: "Call to the centre's supervisor",
+      note: "rings the 911 floor",
+    });
+    expect(set.status).toBe(200);
+    expect(await set.json()).toMatchObject({
+      psap_id: "100",
+      phone: "+13125550142",
+      phone_kind: "emergency",
+    });
+    // Lookups see it once the 30 s isolate cache has turned over (simulated by forgetting it).
+    resetContactCache();
+    const after = await lookupPsaps(env.PSAP_INDEX, fix, { contacts: d1Contacts(env.DB) });
+    expect(after.psaps[0]).toMatchObject({ id: "100", phone: "+13125550142", phone_kind: "emergency" });
+    expect(await (await admin("/v1/admin/psaps/100")).json()).toMatchObject({ phone: "+13125550142" });
+
+    await putContact("100", { phone: "+13125550199", phone_kind: "administrative", source: "Website" });
+    expect((await admin("/v1/admin/psaps/100/contact", { method: "DELETE" })).status).toBe(204);
+    resetContactCache();
+    const gone = await lookupPsaps(env.PSAP_INDEX, fix, { contacts: d1Contacts(env.DB) });
+    expect(gone.psaps[0]).toMatchObject({ id: "100", phone: null });
+
+    const history = await (await admin("/v1/admin/psaps/100/contact/history")).json<{
+      history: { action: string; old: unknown; new: unknown; source: string | null }[];
+    }>();
+    expect(history.history.map((h) => h.action)).toEqual(["set", "set", "deleted"]);
+    expect(history.history[0]).toMatchObject({
+      old: null,
+      new: { phone: "+13125550142", phone_kind: "emergency" },
+    });
+    expect(history.history[1]).toMatchObject({
+      old: { phone: "+13125550142" },
+      new: { phone: "+13125550199", phone_kind: "administrative" },
+      source: "Website",
+    });
+    expect(history.history[2]).toMatchObject({ old: { phone: "+13125550199" }, new: null });
+  });
+
+  it("refuses a number that is not E.164, an emergency line that is not 10 digits, and unknown PSAPs", async () => {
+    const cases: [string, unknown, number][] = [
+      ["100", { phone: "312-555-0142", phone_kind: "administrative", source: "x" }, 400],
+      ["100", { phone: "+1312555", phone_kind: "administrative", source: "x" }, 400],
+      ["100", { phone: "+442079460000", phone_kind: "emergency", source: "x" }, 400],
+      ["100", { phone: "+13125550142", phone_kind: "fax", source: "x" }, 400],
+      ["100", { phone: "+13125550142", phone_kind: "emergency", source: "" }, 400],
+      ["100", { phone: "+13125550142", phone_kind: "emergency", source: "x", extra: 1 }, 400],
+      ["nope", { phone: "+13125550142", phone_kind: "emergency", source: "x" }, 404],
+    ];
+    for (const [id, body, status] of cases) {
+      const res = await putContact(id, body);
+      expect(res.status, JSON.stringify(body)).toBe(status);
+      expect(res.headers.get("Content-Type")).toBe("application/problem+json");
+    }
+    const wrongType = await call("/v1/admin/psaps/100/contact", {
+      method: "PUT",
+      headers: { ...ADMIN_HEADERS, "Content-Type": "text/plain" },
+      body: "{}",
+    });
+    expect(wrongType.status).toBe(415);
+    expect((await admin("/v1/admin/psaps/nope/contact", { method: "DELETE" })).status).toBe(404);
+    expect((await admin("/v1/admin/psaps/nope/contact/history")).status).toBe(404);
+  });
+
+  it("reports phone coverage by state, counting directory numbers where the index had none", async () => {
+    const base = await (await admin("/v1/admin/psaps/coverage")).json<{
+      psaps: number;
+      with_phone: number;
+      by_state: Record<string, { psaps: number; with_phone: number }>;
+    }>();
+    expect(base).toMatchObject({ data_version: "admin-test", psaps: 10, with_phone: 1 });
+    expect(base.by_state.IN).toEqual({ psaps: 1, with_phone: 1 });
+    await putContact("31", { phone: "+14145550101", phone_kind: "administrative", source: "County website" });
+    await putContact("200", { phone: "+12195550111", phone_kind: "emergency", source: "PSAP manager" });
+    const after = await (await admin("/v1/admin/psaps/coverage")).json<typeof base>();
+    expect(after.with_phone).toBe(2);
+    expect(after.by_state.WI).toEqual({ psaps: 7, with_phone: 1 });
+    expect(after.by_state.IN).toEqual({ psaps: 1, with_phone: 1 });
+  });
+
+  it("documents every admin PSAP route in the OpenAPI document", async () => {
+    const doc = await (await call("/v1/openapi.json")).json<{
+      paths: Record<string, Record<string, unknown>>;
+    }>();
+    expect(Object.keys(doc.paths["/v1/admin/psaps/{psapId}/contact"] ?? {}).sort()).toEqual([
+      "delete",
+      "put",
+    ]);
+    expect(doc.paths["/v1/admin/psaps/coverage"]).toHaveProperty("get");
+    expect(doc.paths["/v1/admin/psaps/{psapId}/contact/history"]).toHaveProperty("get");
+  });
+});
