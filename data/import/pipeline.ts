@@ -19,7 +19,14 @@ import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
 import { isOverrideCsvHeader, readOverrides } from "./read-overrides.ts";
-import { isCensusPlaces, isZip, maybeGunzip, readCensusPlaces, readShapefileZip } from "./read-places.ts";
+import {
+  fromTopology,
+  isCensusPlaces,
+  isZip,
+  maybeGunzip,
+  readCensusPlaces,
+  readShapefileZip,
+} from "./read-places.ts";
 import { isProjectCsvHeader, readProjectCsv } from "./read-project-csv.ts";
 
 export interface PreparedImport {
@@ -78,7 +85,7 @@ export async function prepareImport(
       const trimmed = text.trimStart();
       if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
         try {
-          json = JSON.parse(text);
+          json = fromTopology(JSON.parse(text));
         } catch (err) {
           throw new ImportError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err });
         }

@@ -2,6 +2,8 @@
 // every place, a plain GeoJSON, or the Census Bureau's own shapefile ZIP (tl_YYYY_SS_place.zip).
 import { gunzipSync } from "node:zlib";
 import shp from "shpjs";
+import { feature } from "topojson-client";
+import type { GeometryObject, Topology } from "topojson-specification";
 import { ImportError } from "./errors.ts";
 import type { CensusPlace, FileReport } from "./model.ts";
 import { STATE_BY_FIPS } from "./states.ts";
@@ -12,6 +14,14 @@ interface PlaceFeature {
 }
 
 const REQUIRED = ["GEOID", "STATEFP", "NAME", "CLASSFP"] as const;
+
+/** A TopoJSON topology (the bundle's places) as the FeatureCollection of its first object; other JSON as it is. */
+export function fromTopology(json: unknown): unknown {
+  const topo = json as { type?: unknown; objects?: Record<string, GeometryObject> } | null;
+  if (topo?.type !== "Topology" || !topo.objects) return json;
+  const first = Object.values(topo.objects)[0];
+  return first ? feature(topo as unknown as Topology, first) : json;
+}
 
 /** True for a FeatureCollection whose features carry the Census PLACE layer's properties. */
 export function isCensusPlaces(json: unknown): boolean {

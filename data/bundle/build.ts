@@ -1,0 +1,118 @@
+// `npm run psap:bundle [-- --data DIR]`: builds the compact real-data bundle that `npm run dev` loads on a
+// fresh clone, from the public sources in ../shared/psap-data (the FCC registry, its 2017 geocodes and the
+// Census places). The same sources give the same bytes: every step is deterministic and gzip writes no time.
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { gunzipSync, gzipSync } from "node:zlib";
+import { readFccCsv } from "../import/read-fcc-csv.ts";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+export const BUNDLE_DIR = join(ROOT, "data/bundle");
+
+/** The sources, by their names in ../shared/psap-data. */
+export const SOURCES = {
+  registry: "fcc_master_psap_registry_v2.295.csv",
+  geocodes: "psap_registry.json",
+  places: "census-places-2019.geojson.gz",
+} as const;
+
+/** The bundle's files, in the order `npm run psap:import` takes them. */
+export const BUNDLE_FILES = {
+  registry: "fcc_master_psap_registry_v2.295.csv.gz",
+  geocodes: "psap_registry_2017_geocodes.json.gz",
+  places: "census-places-2019-100m.topojson.gz",
+} as const;
+
+export function bundlePaths(dir: string = BUNDLE_DIR): string[] {
+  return [BUNDLE_FILES.registry, BUNDLE_FILES.geocodes, BUNDLE_FILES.places].map((f) => join(dir, f));
+}
+
+/** Census place properties the import reads; the rest are dropped. */
+const PLACE_FIELDS = "GEOID,STATEFP,NAME,NAMELSAD,CLASSFP,FUNCSTAT,INTPTLAT,INTPTLON";
+/** Borders move by at most about this much (Visvalingam / Douglas-Peucker interval, metres). */
+export const SIMPLIFY_INTERVAL_M = 100;
+
+function gzip(bytes: Buffer | string): Buffer {
+  return gzipSync(bytes, { level: 9 });
+}
+
+function sha256(bytes: Buffer): string {
+  return createHash("sha256").update(bytes).digest("hex");
+}
+
+/** The 2017 export reduced to what the import uses: id and city geocode, for PSAPs the current registry lists. */
+function reduceGeocodes(json: unknown, current: ReadonlySet<string>): string {
+  if (!Array.isArray(json)) throw new Error("the 2017 export is not a JSON array");
+  const kept = json.flatMap(
+    (item: { psap_id?: unknown; geocode_city_level?: { latitude?: unknown; longitude?: unknown } }) => {
+      const id = String(item?.psap_id ?? "");
+      const g = item?.geocode_city_level;
+      if (!current.has(id) || g?.latitude === undefined || g?.longitude === undefined) return [];
+      return [{ psap_id: id, geocode_city_level: { latitude: g.latitude, longitude: g.longitude } }];
+    },
+  );
+  return JSON.stringify(kept);
+}
+
+/** Census places simplified with mapshaper (about SIMPLIFY_INTERVAL_M), as TopoJSON. */
+async function simplifyPlaces(geojson: Buffer): Promise<Buffer> {
+  const require = createRequire(import.meta.url);
+  const mapshaper = require("mapshaper") as {
+    applyCommands(cmd: string, input: Record<string, Buffer>): Promise<Record<string, Buffer | string>>;
+  };
+  const out = await mapshaper.applyCommands(
+    `-i places.json -filter-fields ${PLACE_FIELDS} -simplify interval=${SIMPLIFY_INTERVAL_M} keep-shapes -o places.topojson format=topojson quantization=1000000`,
+    { "places.json": geojson },
+  );
+  const topo = out["places.topojson"];
+  if (topo === undefined) throw new Error("mapshaper wrote no output");
+  return Buffer.from(topo);
+}
+
+export interface BuiltBundle {
+  files: { name: string; bytes: number; sha256: string }[];
+  sources: { name: string; sha256: string }[];
+  psaps: number;
+  places: number;
+}
+
+export async function buildBundle(dataDir: string, outDir: string = BUNDLE_DIR): Promise<BuiltBundle> {
+  const read = (name: string) => readFileSync(join(dataDir, name));
+  const registry = read(SOURCES.registry);
+  const geocodes = read(SOURCES.geocodes);
+  const places = read(SOURCES.places);
+  const current = new Set(readFccCsv(SOURCES.registry, registry.toString("utf8")).rows.map((r) => r.id));
+  const placesJson = gunzipSync(places);
+  const outputs: [string, Buffer][] = [
+    [BUNDLE_FILES.registry, gzip(registry)],
+    [BUNDLE_FILES.geocodes, gzip(reduceGeocodes(JSON.parse(geocodes.toString("utf8")), current))],
+    [BUNDLE_FILES.places, gzip(await simplifyPlaces(placesJson))],
+  ];
+  mkdirSync(outDir, { recursive: true });
+  for (const [name, bytes] of outputs) writeFileSync(join(outDir, name), bytes);
+  return {
+    files: outputs.map(([name, bytes]) => ({ name, bytes: bytes.length, sha256: sha256(bytes) })),
+    sources: [
+      { name: SOURCES.registry, sha256: sha256(registry) },
+      { name: SOURCES.geocodes, sha256: sha256(geocodes) },
+      { name: SOURCES.places, sha256: sha256(places) },
+    ],
+    psaps: current.size,
+    places: (JSON.parse(placesJson.toString("utf8")) as { features: unknown[] }).features.length,
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { data: { type: "string" }, out: { type: "string" } } });
+  const dataDir = resolve(
+    values.data ?? process.env.PSAP_DATA_DIR ?? join(ROOT, "..", "shared", "psap-data"),
+  );
+  const built = await buildBundle(dataDir, values.out ? resolve(values.out) : BUNDLE_DIR);
+  for (const f of built.files) console.log(`${f.name}: ${f.bytes} bytes, sha256 ${f.sha256}`);
+  console.log(`${built.psaps} current PSAPs, ${built.places} places; sources:`);
+  for (const s of built.sources) console.log(`  ${s.name}: sha256 ${s.sha256}`);
+}
