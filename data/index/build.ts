@@ -332,6 +332,23 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
     return out;
   };
 
+  /**
+   * The nearest candidates of a node: the union, over its descendants two levels down, of each one's
+   * d_N + 2r set. Every fix of the node lies in one of them, so this is as exact as the node's own set,
+   * and far smaller: the margin grows with a descendant's radius, not the node's.
+   */
+  const nearestCandidates = (cell: string, res: number): number[] => {
+    const subRes = Math.min(res + 2, rMax);
+    const parts = subRes === res ? [cell] : cellToChildren(cell, subRes);
+    const found = new Set<number>();
+    for (const part of parts) {
+      const [pLat, pLon] = cellToLatLng(part);
+      const r = nodeRadiusKm(part, subRes, rMax);
+      for (const t of [0, 1] as const) for (const i of nearestOfType(t, pLat, pLon, r)) found.add(i);
+    }
+    return [...found];
+  };
+
   const entries = new Map<string, string>();
   const leavesByResolution: Record<number, number> = {};
   let totalBytes = 0;
@@ -342,7 +359,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
   const composeEntry = (cell: string, res: number, full: boolean): string | null | "too-big" => {
     const [lat, lon] = cellToLatLng(cell);
     const rKm = nodeRadiusKm(cell, res, rMax);
-    const nearest = [...nearestOfType(0, lat, lon, rKm), ...nearestOfType(1, lat, lon, rKm)];
+    const nearest = nearestCandidates(cell, res);
     if (nearest.length === 0) return null;
     const box = reachBox(lat, lon, rKm, tolKm + CLIP_MARGIN_KM);
     const near = [...grid.near(box)].sort((a, b) => a - b);
