@@ -38,7 +38,7 @@ export interface LoadDetail {
   proxy_pid: number | null;
   /** Right after the server started, before any session (passed in by run.ts). */
   idle: MemorySample;
-  /** Just before this benchmark's sessions are created (after the e2e benchmark's have closed). */
+  /** Just before this benchmark's sessions are created. */
   before_load: MemorySample;
   /** Every session's two sockets open, before the storm. */
   with_sessions: MemorySample;

@@ -20,6 +20,12 @@ export interface RunInfo {
   points?: Partial<Record<DatasetName, { queries: number; bruteQueries: number; kvSamples: number }>>;
   e2eSessions?: number;
   loadSessions?: number;
+  /** One loop at a time, nothing else running (e2e detail). */
+  solo?: { sos_ms_p50: number; floor_ms_p50: number; trivial_ms_p50: number };
+  /** The load server's workerd processes (load detail). */
+  memory?: { idle_mb: number; per_session_mb: number; peak_mb: number; proxy_mb: number };
+  /** Per data set: answers checked, equal only up to distance ties, fresh connection + first query. */
+  postgis?: { dataset: string; checked: number; ties: number; connect_ms_p50: number }[];
 }
 
 type Digits = 0 | 1 | 2;
@@ -43,9 +49,11 @@ function withSpread(value: number, over: readonly number[], show: (v: number) =>
   return lo === hi ? show(value) : `${show(value)} (${show(lo)}–${show(hi)})`;
 }
 
+/** A Markdown table, columns padded as the formatter (Biome) lays them out, so `npm run lint` stays clean. */
 function table(head: string[], rows: string[][]): string {
-  const line = (r: readonly string[]) => `| ${r.join(" | ")} |`;
-  return [line(head), line(head.map(() => "---")), ...rows.map(line)].join("\n");
+  const widths = head.map((h, i) => Math.max(3, h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (r: readonly string[]) => `| ${widths.map((w, i) => (r[i] ?? "").padEnd(w)).join(" | ")} |`;
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
 /** The runs to take spreads over: the kept runs, plus the latest if it is not among them. */
@@ -204,6 +212,12 @@ export function performanceMarkdown(
     "A private PostgreSQL 15 with PostGIS from Debian's packages (`initdb` in a temporary folder, a free loopback port, stopped and deleted at the end), loaded with the same PSAPs and areas (tables `psaps`, `areas`, `area_rings`, `area_members`; GiST indexes), queried on the same points. _KNN_: `ORDER BY geog <-> point LIMIT 5` on geography (its five distances checked equal to the plain scan's). _Ranking_: our ranking written in SQL (`bench/postgis/ranking.ts`; answers checked equal to ours). In-server: a PL/pgSQL loop times each query with `clock_timestamp()`; via `pg`: a prepared statement's round trip from Node. Table: `pg_total_relation_size('psaps')`.",
     "",
     postgisTable(latest, runs),
+    ...(info.postgis && info.postgis.length > 0
+      ? [
+          "",
+          `Answers checked on ${info.postgis.map((p) => `${num(p.checked, 0)} points (${p.dataset})`).join(", ")}: every one equal to ours, except where PSAPs at exactly the same distance swap places (${info.postgis.map((p) => `${num(p.ties, 0)} ${p.dataset}`).join(", ")}). A fresh connection plus its first query: p50 ${info.postgis.map((p) => `${auto(p.connect_ms_p50)} ms (${p.dataset})`).join(", ")}.`,
+        ]
+      : []),
     "",
     "### SOS loop near its floor",
     "",
@@ -233,10 +247,16 @@ export function performanceMarkdown(
         ],
       ],
     ),
+    ...(info.solo
+      ? [
+          "",
+          `One loop at a time, nothing else running: SOS loop p50 ${auto(info.solo.sos_ms_p50)} ms, floor p50 ${auto(info.solo.floor_ms_p50)} ms, trivial GET p50 ${auto(info.solo.trivial_ms_p50)} ms.`,
+        ]
+      : []),
     "",
     "### Load",
     "",
-    "Sessions with both sockets open, then an SOS on all of them at once; every expected message counted. Memory: resident set of the `workerd` that runs the Durable Objects (not wrangler's proxy `workerd`), read from `/proc` with every socket open.",
+    "A `wrangler dev` of its own (so no earlier session is counted): sessions with both sockets open, then an SOS on all of them at once; every expected message counted. Memory: resident set of the `workerd` that runs the worker and its Durable Objects (told from wrangler's proxy `workerd` by its command line), read from `/proc` with every socket open.",
     "",
     table(
       ["sessions", "sockets", "psap_results delivered", "lost messages", "workerd RSS MB"],
@@ -250,6 +270,12 @@ export function performanceMarkdown(
         ],
       ],
     ),
+    ...(info.memory
+      ? [
+          "",
+          `That workerd: ${auto(info.memory.idle_mb)} MB idle, ${auto(l.sessions_workerd_rss_mb)} MB with the ${num(l.sessions, 0)} sessions' sockets open (${auto(info.memory.per_session_mb)} MB a session), ${auto(info.memory.peak_mb)} MB at the storm's peak; wrangler's proxy workerd ${auto(info.memory.proxy_mb)} MB beside it.`,
+        ]
+      : []),
     "",
     "### SDK size",
     "",

@@ -109,11 +109,15 @@ async function main(): Promise<number> {
   const prev =
     readJson<Partial<BenchResults> & { postgis?: PostgisRow[]; postgis_skipped?: string }>(LATEST) ?? {};
   const detail: Record<string, unknown> = { mode, seed, plan };
+  // What the README says beyond latest.json: this run's, over the last run's for the parts not rerun.
+  const prevInfo = readJson<{ info?: RunInfo }>(DETAIL)?.info ?? {};
   const info: RunInfo = {
+    ...prevInfo,
     mode,
     e2eSessions: plan.e2e.sessions,
     loadSessions: plan.load.sessions,
-    points: {},
+    points: { ...prevInfo.points },
+    ...(only.has("postgis") ? { postgis: [] } : {}),
   };
   let failures = 0;
   const machine = { cpus: availableParallelism(), node: process.version, date: new Date().toISOString() };
@@ -187,6 +191,15 @@ async function main(): Promise<number> {
           );
           newPostgis.push(r.row);
           postgisDetails.push(r.detail);
+          info.postgis = [
+            ...(info.postgis ?? []),
+            {
+              dataset: name,
+              checked: r.detail.checked,
+              ties: r.detail.ranked_ties,
+              connect_ms_p50: r.detail.connect_first_query_ms_p50,
+            },
+          ];
           log(`  postgis ${name}: ${JSON.stringify(r.row)}, ${r.detail.mismatches.length} mismatches`);
           if (r.detail.mismatches.length > 0) {
             failures++;
@@ -211,16 +224,18 @@ async function main(): Promise<number> {
 
   let e2e = prev.e2e;
   let load = prev.load;
-  if (only.has("lookup") || only.has("e2e") || only.has("load")) {
-    const serving = haveFcc ? loadFccDataset(dataDir) : syntheticDataset({ n: 6_500, seed });
-    const index = buildOurIndex(serving, haveFcc ? "bench-fcc" : "bench-small");
-    detail.server_index = haveFcc ? "fcc" : "synthetic 6,500";
+  const needServer = only.has("lookup") || only.has("e2e") || only.has("load");
+  const serving = needServer
+    ? haveFcc
+      ? loadFccDataset(dataDir)
+      : syntheticDataset({ n: 6_500, seed })
+    : undefined;
+  const index = serving ? buildOurIndex(serving, haveFcc ? "bench-fcc" : "bench-small") : undefined;
+  detail.server_index = haveFcc ? "fcc" : "synthetic 6,500";
+  if (index && (only.has("lookup") || only.has("e2e"))) {
     log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
     const server = await startServer({ kv: [...index.entries, ...sampleEntries(kvSamples)], log });
     try {
-      const pids = await server.workerds();
-      const idle = await memoryOf(pids);
-      detail.workerds = { ...pids, idle };
       if (only.has("lookup")) {
         const kvDetails: unknown[] = [];
         for (const sample of kvSamples) {
@@ -237,15 +252,38 @@ async function main(): Promise<number> {
         const r = await benchE2e(server, { ...plan.e2e, seed }, log);
         e2e = r.result;
         detail.e2e = r.detail;
+        info.solo = {
+          sos_ms_p50: r.detail.solo_ms_p50,
+          floor_ms_p50: r.detail.solo_floor_ms_p50,
+          trivial_ms_p50: r.detail.idle_trivial_rtt_ms_p50,
+        };
         log(`  e2e: ${JSON.stringify(r.result)}`);
       }
-      if (only.has("load")) {
-        log("load: SOS storm");
-        const r = await benchLoad(server, pids, idle, { ...plan.load, seed }, log);
-        load = r.result;
-        detail.load = r.detail;
-        log(`  load: ${JSON.stringify(r.result)}`);
-      }
+    } finally {
+      await server.stop();
+      log("server: wrangler dev stopped");
+    }
+  }
+  if (index && only.has("load")) {
+    // A server of its own: its idle memory is a fresh runtime's, and no earlier session is counted.
+    log("server: starting a fresh wrangler dev for the load");
+    const server = await startServer({ kv: index.entries, log });
+    try {
+      const pids = await server.workerds();
+      const idle = await memoryOf(pids);
+      log(
+        `load: SOS storm (workerd runtime ${pids.runtime}, proxy ${pids.proxy}; idle ${idle.runtime_mb} MB)`,
+      );
+      const r = await benchLoad(server, pids, idle, { ...plan.load, seed }, log);
+      load = r.result;
+      detail.load = r.detail;
+      info.memory = {
+        idle_mb: idle.runtime_mb,
+        per_session_mb: r.detail.runtime_mb_per_session,
+        peak_mb: r.detail.storm_peak.runtime_mb,
+        proxy_mb: r.detail.with_sessions.proxy_mb,
+      };
+      log(`  load: ${JSON.stringify(r.result)}, ${r.detail.runtime_mb_per_session} MB a session`);
     } finally {
       await server.stop();
       log("server: wrangler dev stopped");
