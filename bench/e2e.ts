@@ -31,6 +31,8 @@ export interface E2ePlan {
   /** Rounds of each kind (SOS, floor), triggers spread over `spreadMs` (one every spreadMs / sessions ms). */
   rounds: number;
   spreadMs: number;
+  /** Each round in this many slices, alternating floor and SOS. */
+  slices: number;
   /** Extra rounds of each kind with every trigger at the same instant. */
   burstRounds: number;
   /** Loops of each kind run one at a time, before the concurrent rounds. */
@@ -144,19 +146,41 @@ export async function benchE2e(
     }
     log(`  e2e: ${solo.length} SOS loops and ${soloFloor.length} floor loops alone done`);
     // Concurrent: rounds alternate, floor then SOS, each with its own seeded trigger times.
+    // Concurrent: each round goes over every session once, in slices that alternate floor then SOS
+    // (a slice of the sessions, its triggers spread over its share of the window: the same rate of
+    // loops), so both kinds see the same moments of this shared machine.
+    const slices = Math.max(1, Math.min(plan.slices, lives.length));
+    const size = Math.ceil(lives.length / slices);
+    const window = plan.spreadMs / slices;
     for (let r = 0; r < plan.rounds; r++) {
-      const floorOffsets = floors.map(() => random() * plan.spreadMs);
-      const f = await round_(target, floors, (i) => floorOffsets[i] ?? 0, floorOne, errors);
-      floor.push(...f.ms);
-      floorTrivial.push(...f.trivial);
-      floorFailed += f.failed;
-      const offsets = lives.map(() => random() * plan.spreadMs);
-      const s = await round_(target, lives, (i) => offsets[i] ?? 0, sosOne, errors);
-      await cancel(lives);
-      sos.push(...s.ms);
-      trivial.push(...s.trivial);
-      failed += s.failed;
-      log(`  e2e: round ${r + 1}/${plan.rounds} done (floor, then SOS)`);
+      for (let k = 0; k < slices; k++) {
+        const someFloors = floors.slice(k * size, (k + 1) * size);
+        const floorOffsets = someFloors.map(() => random() * window);
+        const f = await round_(
+          target,
+          someFloors,
+          (i) => floorOffsets[i] ?? 0,
+          (p, i) => floorOne(p, k * size + i),
+          errors,
+        );
+        floor.push(...f.ms);
+        floorTrivial.push(...f.trivial);
+        floorFailed += f.failed;
+        const someLives = lives.slice(k * size, (k + 1) * size);
+        const offsets = someLives.map(() => random() * window);
+        const s = await round_(
+          target,
+          someLives,
+          (i) => offsets[i] ?? 0,
+          (l, i) => sosOne(l, k * size + i),
+          errors,
+        );
+        await cancel(someLives);
+        sos.push(...s.ms);
+        trivial.push(...s.trivial);
+        failed += s.failed;
+      }
+      log(`  e2e: round ${r + 1}/${plan.rounds} done (${slices} slices, floor then SOS)`);
     }
     const burst: number[] = [];
     const burstFloor: number[] = [];

@@ -14,7 +14,14 @@ export interface DatasetPlan {
 export interface Plans {
   lookup: Record<DatasetName, DatasetPlan>;
   postgis: { connections: number };
-  e2e: { sessions: number; rounds: number; spreadMs: number; burstRounds: number; soloLoops: number };
+  e2e: {
+    sessions: number;
+    rounds: number;
+    spreadMs: number;
+    slices: number;
+    burstRounds: number;
+    soloLoops: number;
+  };
   load: { sessions: number };
 }
 
@@ -29,7 +36,7 @@ export function plans(size: PlanSize): Plans {
           "synthetic-1m": { queries: 500, bruteQueries: 20, kvSamples: 100 },
         },
         postgis: { connections: 10 },
-        e2e: { sessions: 100, rounds: 1, spreadMs: 20_000, burstRounds: 1, soloLoops: 30 },
+        e2e: { sessions: 100, rounds: 2, spreadMs: 20_000, slices: 4, burstRounds: 1, soloLoops: 30 },
         load: { sessions: 1_000 },
       }
     : {
@@ -39,7 +46,7 @@ export function plans(size: PlanSize): Plans {
           "synthetic-1m": { queries: 2_000, bruteQueries: 60, kvSamples: 300 },
         },
         postgis: { connections: 30 },
-        e2e: { sessions: 100, rounds: 3, spreadMs: 20_000, burstRounds: 2, soloLoops: 100 },
+        e2e: { sessions: 100, rounds: 5, spreadMs: 20_000, slices: 4, burstRounds: 2, soloLoops: 100 },
         load: { sessions: 1_000 },
       };
 }

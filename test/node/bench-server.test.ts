@@ -68,6 +68,7 @@ describe("the bench against wrangler dev", () => {
       sessions: 4,
       rounds: 1,
       spreadMs: 400,
+      slices: 2,
       burstRounds: 1,
       soloLoops: 2,
       seed: 31,
