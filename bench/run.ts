@@ -2,9 +2,9 @@
 // [--seed N] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
 // (the issue's shape), latest-detail.json (everything else measured), a copy in results/history,
 // and the README's Performance section, generated from those figures.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { availableParallelism } from "node:os";
+import { availableParallelism, constants as osConstants } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
@@ -79,17 +79,6 @@ if (values["readme-only"]) {
   writeReadme(latest as BenchResults, readJson<{ info?: RunInfo }>(DETAIL)?.info ?? {});
   console.log("bench: README Performance section regenerated from bench/results/latest.json");
   process.exit(0);
-}
-
-// The 1,000,000-PSAP data set and index need more heap than Node's default, and passes collect
-// garbage between them (--expose-gc): run again with both.
-if (getHeapStatistics().heap_size_limit < 8_000 * 1024 * 1024 || typeof globalThis.gc !== "function") {
-  const child = spawnSync(
-    process.execPath,
-    ["--max-old-space-size=12000", "--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2)],
-    { stdio: "inherit" },
-  );
-  process.exit(child.status ?? 1);
 }
 
 const only = new Set<Part>(
@@ -331,4 +320,19 @@ async function main(): Promise<number> {
   return failures > 0 ? 1 : 0;
 }
 
-process.exitCode = await main();
+// The 1,000,000-PSAP data set and index need more heap than Node's default, and passes collect
+// garbage between them (--expose-gc): run again with both.
+if (getHeapStatistics().heap_size_limit < 8_000 * 1024 * 1024 || typeof globalThis.gc !== "function") {
+  const child = spawn(
+    process.execPath,
+    ["--max-old-space-size=12000", "--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2)],
+    { stdio: "inherit" },
+  );
+  // A signal for this process is one for the run: pass it on, so the child stops what it started.
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
+  child.on("exit", (code, signal) =>
+    process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)),
+  );
+} else {
+  process.exitCode = await main();
+}

@@ -3,12 +3,11 @@
 // (the repository's .dev.vars is never touched), D1 migrations applied and KV loaded before it
 // starts (two local runtimes on one state directory are flaky), and the whole process group
 // stopped at the end, also on Ctrl-C or a crash.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { randomBase62 } from "../src/auth/random.ts";
 import { generateSigningJwk } from "../src/auth/signing-key-generation.ts";
 import { freePort, killGroup } from "../test/support/processes.ts";
@@ -17,7 +16,6 @@ import { REPO_ROOT } from "./fcc.ts";
 import { writeFloorConfig } from "./floor/config.ts";
 import type { KvValue } from "./lookup-contenders.ts";
 
-const run = promisify(execFile);
 const WRANGLER = join(REPO_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 export interface BenchServer {
@@ -40,15 +38,40 @@ export interface Workerds {
   proxy: number | null;
 }
 
-/** Runs wrangler with Node 22 (this process's node) in the repository, non-interactively. */
-async function wrangler(args: string[], timeoutMs = 300_000): Promise<string> {
-  const { stdout } = await run(process.execPath, [WRANGLER, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-    timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
+/** wrangler commands running now (migrations, KV loads): a run that ends early stops them too. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Runs wrangler with Node 22 (this process's node) in the repository, non-interactively, in a
+ * process group of its own (local D1 and KV commands start a workerd: the group takes it along).
+ */
+function wrangler(args: string[], timeoutMs = 300_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WRANGLER, ...args], {
+      cwd: REPO_ROOT,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    });
+    running.add(child);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      if (code === 0) resolve(Buffer.concat(out).toString());
+      else
+        reject(
+          new Error(
+            `wrangler ${args.slice(0, 3).join(" ")} failed (${code ?? signal}):\n${Buffer.concat(err).toString().slice(-2000)}`,
+          ),
+        );
+    });
   });
-  return stdout;
 }
 
 /** `wrangler kv bulk put` entries: text as is, bytes in base64. */
@@ -218,6 +241,7 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
   // process, however it comes, must stop it too, or workerd would outlive the benchmark.
   const unregister = onTerminate(() => {
     if (child) killGroup(child, "SIGKILL");
+    for (const c of running) killGroup(c, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   });
   const cleanup = async () => {

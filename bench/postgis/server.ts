@@ -1,7 +1,7 @@
 // A private PostgreSQL with PostGIS for the bench: Debian's binaries, `initdb` in a temporary folder,
 // a free loopback port, stopped and deleted at the end (also on Ctrl-C or a crash). `initdb` refuses
 // root, so as root it runs as the `postgres` user on a folder that user owns.
-import { execFile, execFileSync, spawnSync } from "node:child_process";
+import { type ChildProcess, execFile, execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,7 +84,20 @@ export async function startPostgres(log: (line: string) => void = () => {}): Pro
   const pgCtl = (args: string[]) => command("pg_ctl", ["-D", data, ...args]);
 
   let started = false;
+  // The tool running now (initdb, pg_ctl): an early end stops it before the folder goes.
+  let current: ChildProcess | undefined;
+  const tool = async (cmd: string, args: string[], timeout: number) => {
+    const p = run(cmd, args, { timeout });
+    current = p.child;
+    try {
+      return await p;
+    } finally {
+      current = undefined;
+    }
+  };
   const stopNow = () => {
+    // SIGTERM: runuser passes it on to the tool it runs.
+    current?.kill("SIGTERM");
     if (started) {
       const [cmd, args] = pgCtl(["stop", "-m", "immediate", "-w", "-t", "20"]);
       spawnSync(cmd, args, { stdio: "ignore", timeout: 30_000 });
@@ -106,7 +119,7 @@ export async function startPostgres(log: (line: string) => void = () => {}): Pro
       "--locale=C",
       "--no-sync",
     ]);
-    await run(initCmd, initArgs, { timeout: 120_000 });
+    await tool(initCmd, initArgs, 120_000);
     const port = await freePort();
     const options = [
       `-p ${port}`,
@@ -124,7 +137,7 @@ export async function startPostgres(log: (line: string) => void = () => {}): Pro
     ].join(" ");
     const [startCmd, startArgs] = pgCtl(["start", "-w", "-t", "120", "-l", logFile, "-o", options]);
     started = true;
-    await run(startCmd, startArgs, { timeout: 150_000 });
+    await tool(startCmd, startArgs, 150_000);
     log(`  postgis: PostgreSQL running on 127.0.0.1:${port} (${data})`);
     return {
       server: {
