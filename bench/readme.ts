@@ -25,7 +25,9 @@ export interface RunInfo {
   /** The load server's workerd processes (load detail). */
   memory?: { idle_mb: number; per_session_mb: number; peak_mb: number; proxy_mb: number };
   /** Per data set: answers checked, equal only up to distance ties, fresh connection + first query. */
-  postgis?: { dataset: string; checked: number; ties: number; connect_ms_p50: number }[];
+  postgis?: { dataset: string; checked: number; ties: number; mismatches: number; connect_ms_p50: number }[];
+  /** Per data set: lookup answers that differed between contenders (0 in a sound run). */
+  lookupMismatches?: Partial<Record<DatasetName, number>>;
 }
 
 type Digits = 0 | 1 | 2;
@@ -54,6 +56,17 @@ function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(3, h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (r: readonly string[]) => `| ${widths.map((w, i) => (r[i] ?? "").padEnd(w)).join(" | ")} |`;
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** "all equal to ours", or which data sets had answers that differ (the run then fails too). */
+function verdict(
+  counts: readonly (readonly [string, number | undefined])[],
+  ok = "all equal to ours",
+): string {
+  const bad = counts.filter(([, n]) => (n ?? 0) > 0);
+  return bad.length === 0
+    ? ok
+    : `**answers differ** (${bad.map(([d, n]) => `${num(n ?? 0, 0)} in ${d}`).join(", ")}: see latest-detail.json)`;
 }
 
 /** The runs to take spreads over: the kept runs, plus the latest if it is not among them. */
@@ -204,6 +217,9 @@ export function performanceMarkdown(
     "",
     "Every contender is timed by the same loop (`bench/lookup.ts`, `timeEach`) on the same seeded points (80 % around population, 20 % uniform over the contiguous US), each point timed once. _Hot_: its data already in memory: ours with every bucket the points need in the isolate cache (points are warmed in groups that fit the cache, then each is timed once, never right after its own load); geokdbush (`around(index, lon, lat, 5)`) with its index built; brute force (`bruteForceLookup`: our exact ranking over everything) with the data set in memory. _Cold_ (ours): a fresh isolate for each point, the pointer and the bucket read through the store and parsed; _cold CPU_ is the lookup's time less the store's own; _cold KV read_ is the same reads of the same values on `wrangler dev`'s local KV (a bench route reads them; timed from the client, less an identical call that reads nothing). Answers are checked while timed: ours equals brute force record for record (hot and cold), geokdbush's five distances equal a plain great-circle scan's.",
     ...(points.length > 0 ? ["", `Points: ${points.join("; ")}.`] : []),
+    ...(info.lookupMismatches
+      ? ["", `Checks in this run: ${verdict(Object.entries(info.lookupMismatches), "every answer agreed")}.`]
+      : []),
     "",
     lookupTable(latest, runs),
     "",
@@ -215,7 +231,7 @@ export function performanceMarkdown(
     ...(info.postgis && info.postgis.length > 0
       ? [
           "",
-          `Answers checked on ${info.postgis.map((p) => `${num(p.checked, 0)} points (${p.dataset})`).join(", ")}: every one equal to ours, except where PSAPs at exactly the same distance swap places (${info.postgis.map((p) => `${num(p.ties, 0)} ${p.dataset}`).join(", ")}). A fresh connection plus its first query: p50 ${info.postgis.map((p) => `${auto(p.connect_ms_p50)} ms (${p.dataset})`).join(", ")}.`,
+          `Answers checked on ${info.postgis.map((p) => `${num(p.checked, 0)} points (${p.dataset})`).join(", ")}: ${verdict(info.postgis.map((p) => [p.dataset, p.mismatches]))}, PSAPs at exactly the same distance swapping places aside (${info.postgis.map((p) => `${num(p.ties, 0)} ${p.dataset}`).join(", ")}). A fresh connection plus its first query: p50 ${info.postgis.map((p) => `${auto(p.connect_ms_p50)} ms (${p.dataset})`).join(", ")}.`,
         ]
       : []),
     "",

@@ -60,6 +60,24 @@ function readJson<T>(path: string): T | undefined {
   }
 }
 
+interface RunDetail {
+  info?: RunInfo;
+  lookup?: { dataset: DatasetName; mismatches: string[] }[];
+  postgis?: { dataset: string; mismatches: string[] }[];
+}
+
+/** The README's run info from a detail file, mismatch counts taken from the parts' own details. */
+function infoOf(detail: RunDetail | undefined): RunInfo {
+  const info: RunInfo = { ...detail?.info };
+  if (detail?.lookup)
+    info.lookupMismatches = Object.fromEntries(detail.lookup.map((l) => [l.dataset, l.mismatches.length]));
+  if (info.postgis && detail?.postgis) {
+    const byDataset = new Map(detail.postgis.map((p) => [p.dataset, p.mismatches.length]));
+    info.postgis = info.postgis.map((p) => ({ ...p, mismatches: byDataset.get(p.dataset) ?? p.mismatches }));
+  }
+  return info;
+}
+
 /** Rewrites the README's Performance section from latest.json, the kept runs and the detail file. */
 function writeReadme(results: BenchResults, info: RunInfo): void {
   const readme = readFileSync(README, "utf8");
@@ -76,7 +94,7 @@ if (values["readme-only"]) {
     console.error(`bench: cannot regenerate the README:\n${problems.join("\n")}`);
     process.exit(1);
   }
-  writeReadme(latest as BenchResults, readJson<{ info?: RunInfo }>(DETAIL)?.info ?? {});
+  writeReadme(latest as BenchResults, infoOf(readJson<RunDetail>(DETAIL)));
   console.log("bench: README Performance section regenerated from bench/results/latest.json");
   process.exit(0);
 }
@@ -107,6 +125,7 @@ async function main(): Promise<number> {
     loadSessions: plan.load.sessions,
     points: { ...prevInfo.points },
     ...(only.has("postgis") ? { postgis: [] } : {}),
+    ...(only.has("lookup") ? { lookupMismatches: {} } : {}),
   };
   let failures = 0;
   const machine = { cpus: availableParallelism(), node: process.version, date: new Date().toISOString() };
@@ -160,6 +179,7 @@ async function main(): Promise<number> {
           points = r.points;
           newLookup.push(r.row);
           lookupDetails.push(r.detail);
+          info.lookupMismatches = { ...info.lookupMismatches, [name]: r.detail.mismatches.length };
           kvSamples.push(r.kv);
           log(
             `  lookup ${name}: hot ${r.row.ours_us_p50} µs, geokdbush ${r.row.geokdbush_us_p50} µs, brute ${r.row.brute_us_p50} µs, ` +
@@ -186,6 +206,7 @@ async function main(): Promise<number> {
               dataset: name,
               checked: r.detail.checked,
               ties: r.detail.ranked_ties,
+              mismatches: r.detail.mismatches.length,
               connect_ms_p50: r.detail.connect_first_query_ms_p50,
             },
           ];

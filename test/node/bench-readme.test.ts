@@ -77,6 +77,17 @@ describe("README Performance section", () => {
     expect(goal?.[1]).toBe("not measured");
   });
 
+  it("says so when answers differed, never that they agreed", () => {
+    const bad = performanceMarkdown(SAMPLE, [], {
+      lookupMismatches: { fcc: 2, "synthetic-1m": 0 },
+      postgis: [{ dataset: "fcc", checked: 300, ties: 1, mismatches: 3, connect_ms_p50: 20 }],
+    });
+    expect(bad).toContain("Checks in this run: **answers differ** (2 in fcc");
+    expect(bad).toContain("300 points (fcc): **answers differ** (3 in fcc");
+    const good = performanceMarkdown(SAMPLE, [], { lookupMismatches: { fcc: 0 } });
+    expect(good).toContain("Checks in this run: every answer agreed.");
+  });
+
   it("shows each figure's spread and each goal's record over the kept runs", () => {
     const dir = tempDir();
     const a = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 18 } }, "2026-11-22T01:00:00.000Z");
