@@ -1,5 +1,8 @@
-// SOS loop benchmark: concurrent live sessions against wrangler dev, the whole loop timed from the
-// counselor's trigger to psap_results at both sockets, next to a trivial request's round trip.
+// SOS loop benchmark against wrangler dev, next to its floor measured in the same run on the same
+// server: live sessions (a patient and a counselor socket each), loops whose triggers are spread
+// over a window, the location posted when `location_request` arrives; floor rounds (the same loop
+// through a trivial Durable Object) alternate with the SOS rounds, and a trivial GET runs
+// throughout both.
 
 import { seededRandom } from "./random.ts";
 import type { E2eResult } from "./results.ts";
@@ -7,9 +10,13 @@ import {
   cancelSos,
   closeAll,
   connect,
+  connectFloor,
   createPlatforms,
   createSessions,
+  type FloorSession,
+  floorLoop,
   type LiveSession,
+  type LoopOutcome,
   lostMessages,
   pool,
   sosLoop,
@@ -17,70 +24,76 @@ import {
   trivialRtts,
 } from "./sessions.ts";
 import { percentiles, round } from "./stats.ts";
-import { queryPoints } from "./synthetic.ts";
+import { type QueryPoint, queryPoints } from "./synthetic.ts";
 
 export interface E2ePlan {
   sessions: number;
-  /** Rounds with the triggers spread over `spreadMs` (an SOS arrives every spreadMs / sessions ms). */
+  /** Rounds of each kind (SOS, floor), triggers spread over `spreadMs` (one every spreadMs / sessions ms). */
   rounds: number;
   spreadMs: number;
-  /** Extra rounds with every session's trigger at the same instant. */
+  /** Each round in this many slices, alternating floor and SOS. */
+  slices: number;
+  /** Extra rounds of each kind with every trigger at the same instant. */
   burstRounds: number;
-  /** Loops run one at a time before the concurrent rounds. */
+  /** Loops of each kind run one at a time, before the concurrent rounds. */
   soloLoops: number;
   seed: number;
 }
 
 export interface E2eDetail {
   loops: number;
+  floor_loops: number;
   failed: number;
+  floor_failed: number;
   errors: string[];
   sos_per_s: number;
   trivial_samples: number;
   trivial_rtt_ms_p99: number;
-  burst_loops: number;
+  /** The trivial GET during the floor rounds (the same load, the other object). */
+  floor_round_trivial_rtt_ms_p50: number;
+  floor_ms_p95: number;
+  floor_lost_messages: number;
   burst_ms_p50: number;
   burst_ms_p99: number;
-  burst_trivial_rtt_ms_p50: number;
-  /** One loop at a time, nothing else running: the floor under the concurrent figures. */
-  solo_loops: number;
+  burst_floor_ms_p50: number;
+  burst_floor_ms_p99: number;
+  /** One loop at a time, nothing else running. */
   solo_ms_p50: number;
   solo_ms_p99: number;
+  solo_floor_ms_p50: number;
+  solo_floor_ms_p99: number;
   idle_trivial_rtt_ms_p50: number;
 }
 
 const LOOP_TIMEOUT_MS = 20_000;
+const CHICAGO: QueryPoint = { latitude: 41.88, longitude: -87.63, accuracy: 20 };
 
-async function runRound(
+interface RoundOut {
+  ms: number[];
+  failed: number;
+  trivial: number[];
+}
+
+/** Runs one loop per pair, each starting at its offset, with trivial GETs sent throughout. */
+async function round_<P>(
   target: Target,
-  lives: LiveSession[],
+  pairs: readonly P[],
   startAt: (i: number) => number,
-  fixes: ReturnType<typeof queryPoints>,
+  loop: (pair: P, i: number) => Promise<LoopOutcome>,
   errors: string[],
-): Promise<{ ms: number[]; failed: number; trivial: number[] }> {
+): Promise<RoundOut> {
   let done = false;
   const trivial = trivialRtts(target, () => done);
   const outcomes = await Promise.all(
-    lives.map(async (live, i) => {
+    pairs.map(async (pair, i) => {
       await new Promise((r) => setTimeout(r, startAt(i)));
-      const outcome = await sosLoop(
-        target,
-        live,
-        fixes[i % fixes.length] ?? { latitude: 41.88, longitude: -87.63, accuracy: 20 },
-        LOOP_TIMEOUT_MS,
-      );
-      return outcome;
+      return loop(pair, i);
     }),
   );
   done = true;
-  const trivialMs = await trivial;
-  // Back to `active` for the next round (not timed).
-  await pool(lives, 32, (live) =>
-    cancelSos(target, live).catch((err: Error) => void errors.push(err.message)),
-  );
   const failed = outcomes.filter((o) => !o.ok);
   for (const f of failed) if (errors.length < 10) errors.push(f.error ?? "failed");
-  return { ms: outcomes.filter((o) => o.ok).map((o) => o.ms), failed: failed.length, trivial: trivialMs };
+  return { ms: outcomes.filter((o) => o.ok).map((o) => o.ms), failed: failed.length, trivial: await trivial };
 }
 
 export async function benchE2e(
@@ -91,79 +104,138 @@ export async function benchE2e(
   const platforms = await createPlatforms(target, Math.max(1, Math.ceil(plan.sessions / 250)));
   const sessions = await createSessions(target, platforms, plan.sessions);
   const lives = await pool(sessions, 25, (s) => connect(target, s));
-  log(`  e2e: ${lives.length} sessions, ${lives.length * 2} sockets open`);
+  const floors = await pool(
+    Array.from({ length: plan.sessions }, (_, i) => `floor-${plan.seed}-${i}`),
+    25,
+    (id) => connectFloor(target, id),
+  );
+  log(
+    `  e2e: ${lives.length} sessions and ${floors.length} floor pairs, ${(lives.length + floors.length) * 2} sockets open`,
+  );
   const fixes = queryPoints(plan.sessions, plan.seed, 0);
+  const fixOf = (i: number) => fixes[i % fixes.length] ?? CHICAGO;
   const random = seededRandom(plan.seed);
   const errors: string[] = [];
-  const loops: number[] = [];
+  const sos: number[] = [];
+  const floor: number[] = [];
   const trivial: number[] = [];
+  const floorTrivial: number[] = [];
   let failed = 0;
+  let floorFailed = 0;
+  const sosOne = (live: LiveSession, i: number) => sosLoop(target, live, fixOf(i), LOOP_TIMEOUT_MS);
+  // Back to `active` for the next loop: between rounds, so no round carries extra requests.
+  const cancel = (some: readonly LiveSession[]) =>
+    pool(some, 32, (live) =>
+      cancelSos(target, live).catch((err: Error) => void (errors.length < 10 && errors.push(err.message))),
+    );
+  const floorOne = (f: FloorSession, i: number) => floorLoop(target, f, fixOf(i), LOOP_TIMEOUT_MS);
   try {
-    // Alone first: each loop on its own (a different session each time, so no rate limit is near).
     let idleCount = 0;
     const idleTrivial = await trivialRtts(target, () => ++idleCount > 50, 5);
+    // Alone: one loop at a time, alternating kinds (a different session each time).
     const solo: number[] = [];
+    const soloFloor: number[] = [];
     for (let i = 0; i < Math.min(plan.soloLoops, lives.length); i++) {
-      const live = lives[i] as LiveSession;
-      const out = await sosLoop(
-        target,
-        live,
-        fixes[i] ?? { latitude: 41.88, longitude: -87.63, accuracy: 20 },
-        LOOP_TIMEOUT_MS,
-      );
-      if (out.ok) solo.push(out.ms);
+      const f = await floorOne(floors[i] as FloorSession, i);
+      if (f.ok) soloFloor.push(f.ms);
+      else floorFailed++;
+      const s = await sosOne(lives[i] as LiveSession, i);
+      if (s.ok) solo.push(s.ms);
       else failed++;
-      await cancelSos(target, live);
+      await cancel([lives[i] as LiveSession]);
     }
-    log(`  e2e: ${solo.length} loops alone done`);
+    log(`  e2e: ${solo.length} SOS loops and ${soloFloor.length} floor loops alone done`);
+    // Concurrent: rounds alternate, floor then SOS, each with its own seeded trigger times.
+    // Concurrent: each round goes over every session once, in slices that alternate floor then SOS
+    // (a slice of the sessions, its triggers spread over its share of the window: the same rate of
+    // loops), so both kinds see the same moments of this shared machine.
+    const slices = Math.max(1, Math.min(plan.slices, lives.length));
+    const size = Math.ceil(lives.length / slices);
+    const window = plan.spreadMs / slices;
     for (let r = 0; r < plan.rounds; r++) {
-      const offsets = lives.map(() => random() * plan.spreadMs);
-      const out = await runRound(target, lives, (i) => offsets[i] ?? 0, fixes, errors);
-      loops.push(...out.ms);
-      trivial.push(...out.trivial);
-      failed += out.failed;
-      log(`  e2e: round ${r + 1}/${plan.rounds} done`);
+      for (let k = 0; k < slices; k++) {
+        const someFloors = floors.slice(k * size, (k + 1) * size);
+        const floorOffsets = someFloors.map(() => random() * window);
+        const f = await round_(
+          target,
+          someFloors,
+          (i) => floorOffsets[i] ?? 0,
+          (p, i) => floorOne(p, k * size + i),
+          errors,
+        );
+        floor.push(...f.ms);
+        floorTrivial.push(...f.trivial);
+        floorFailed += f.failed;
+        const someLives = lives.slice(k * size, (k + 1) * size);
+        const offsets = someLives.map(() => random() * window);
+        const s = await round_(
+          target,
+          someLives,
+          (i) => offsets[i] ?? 0,
+          (l, i) => sosOne(l, k * size + i),
+          errors,
+        );
+        await cancel(someLives);
+        sos.push(...s.ms);
+        trivial.push(...s.trivial);
+        failed += s.failed;
+      }
+      log(`  e2e: round ${r + 1}/${plan.rounds} done (${slices} slices, floor then SOS)`);
     }
     const burst: number[] = [];
-    const burstTrivial: number[] = [];
+    const burstFloor: number[] = [];
     for (let r = 0; r < plan.burstRounds; r++) {
-      const out = await runRound(target, lives, () => 0, fixes, errors);
-      burst.push(...out.ms);
-      burstTrivial.push(...out.trivial);
-      failed += out.failed;
+      const f = await round_(target, floors, () => 0, floorOne, errors);
+      burstFloor.push(...f.ms);
+      floorFailed += f.failed;
+      const s = await round_(target, lives, () => 0, sosOne, errors);
+      await cancel(lives);
+      burst.push(...s.ms);
+      failed += s.failed;
       log(`  e2e: burst round ${r + 1}/${plan.burstRounds} done`);
     }
     const lost = await lostMessages(lives);
-    const p = percentiles(loops, [50, 95, 99]);
+    const floorLost = await lostMessages(floors, 1_000);
+    const p = percentiles(sos, [50, 95, 99]);
+    const fp = percentiles(floor, [50, 95, 99]);
     const t = percentiles(trivial, [50, 99]);
-    const b = percentiles(burst, [50, 99]);
+    const pick = (v: number[], q: 50 | 99) => round(percentiles(v, [q])[q], 1);
     return {
       result: {
         sessions: lives.length,
         sos_loop_ms_p50: round(p[50], 1),
         sos_loop_ms_p95: round(p[95], 1),
         sos_loop_ms_p99: round(p[99], 1),
+        floor_ms_p50: round(fp[50], 1),
+        floor_ms_p99: round(fp[99], 1),
         trivial_rtt_ms_p50: round(t[50], 2),
         lost_messages: lost,
       },
       detail: {
-        loops: loops.length,
+        loops: sos.length,
+        floor_loops: floor.length,
         failed,
+        floor_failed: floorFailed,
         errors,
         sos_per_s: round((plan.sessions / plan.spreadMs) * 1000, 1),
         trivial_samples: trivial.length,
         trivial_rtt_ms_p99: round(t[99], 2),
-        burst_loops: burst.length,
-        burst_ms_p50: round(b[50], 1),
-        burst_ms_p99: round(b[99], 1),
-        burst_trivial_rtt_ms_p50: round(percentiles(burstTrivial, [50])[50], 2),
-        solo_loops: solo.length,
-        solo_ms_p50: round(percentiles(solo, [50])[50], 1),
-        solo_ms_p99: round(percentiles(solo, [99])[99], 1),
+        floor_round_trivial_rtt_ms_p50: round(percentiles(floorTrivial, [50])[50], 2),
+        floor_ms_p95: round(fp[95], 1),
+        floor_lost_messages: floorLost,
+        burst_ms_p50: pick(burst, 50),
+        burst_ms_p99: pick(burst, 99),
+        burst_floor_ms_p50: pick(burstFloor, 50),
+        burst_floor_ms_p99: pick(burstFloor, 99),
+        solo_ms_p50: pick(solo, 50),
+        solo_ms_p99: pick(solo, 99),
+        solo_floor_ms_p50: pick(soloFloor, 50),
+        solo_floor_ms_p99: pick(soloFloor, 99),
         idle_trivial_rtt_ms_p50: round(percentiles(idleTrivial, [50])[50], 2),
       },
     };
   } finally {
     closeAll(lives);
+    closeAll(floors);
   }
 }

@@ -1,18 +1,38 @@
-// The shape of bench/results/latest.json (issue 5), a checker for it, and the printed table.
+// The shape of bench/results/latest.json (issue 11) and a checker for it.
 
 export type DatasetName = "fcc" | "synthetic-100k" | "synthetic-1m";
+export const DATASETS: readonly DatasetName[] = ["fcc", "synthetic-100k", "synthetic-1m"];
 
 export interface LookupRow {
   dataset: DatasetName;
   n: number;
+  /** Hot (every bucket the points need cached), each point once. */
   ours_us_p50: number;
   ours_us_p99: number;
   geokdbush_us_p50: number;
   brute_us_p50: number;
+  /** Cold (a fresh isolate): CPU time, the store's own time taken out. */
+  cold_cpu_us_p50: number;
+  cold_cpu_us_p99: number;
+  /** The same cold reads on wrangler dev's local KV. */
+  cold_kv_ms_p50: number;
   kv_reads_p50: number;
   kv_reads_p99: number;
   index_build_s: number;
   index_bytes: number;
+  largest_bucket_bytes: number;
+}
+
+export interface PostgisRow {
+  dataset: DatasetName;
+  n: number;
+  /** Geography KNN, 5 nearest, timed inside the server. */
+  knn_us_p50: number;
+  /** Our ranking written in SQL, timed inside the server. */
+  ranked_us_p50: number;
+  /** The ranking in SQL through a Node client (`pg`, prepared statement): what a backend pays. */
+  client_us_p50: number;
+  table_bytes: number;
 }
 
 export interface E2eResult {
@@ -20,6 +40,8 @@ export interface E2eResult {
   sos_loop_ms_p50: number;
   sos_loop_ms_p95: number;
   sos_loop_ms_p99: number;
+  floor_ms_p50: number;
+  floor_ms_p99: number;
   trivial_rtt_ms_p50: number;
   lost_messages: number;
 }
@@ -29,7 +51,8 @@ export interface LoadResult {
   sockets: number;
   sos_delivered: number;
   lost_messages: number;
-  workerd_rss_mb: number;
+  /** Resident memory of the workerd that runs the Durable Objects, with every session's sockets open. */
+  sessions_workerd_rss_mb: number;
 }
 
 export interface SdkResult {
@@ -43,12 +66,18 @@ export interface MachineInfo {
   date: string;
 }
 
-export interface BenchResults {
+interface CommonResults {
   lookup: LookupRow[];
   e2e: E2eResult;
   load: LoadResult;
   sdk: SdkResult;
   machine: MachineInfo;
+}
+
+export type BenchResults = CommonResults & ({ postgis: PostgisRow[] } | { postgis_skipped: string });
+
+export function postgisRows(r: BenchResults): PostgisRow[] {
+  return "postgis" in r ? r.postgis : [];
 }
 
 const KEYS = {
@@ -59,25 +88,32 @@ const KEYS = {
     "ours_us_p99",
     "geokdbush_us_p50",
     "brute_us_p50",
+    "cold_cpu_us_p50",
+    "cold_cpu_us_p99",
+    "cold_kv_ms_p50",
     "kv_reads_p50",
     "kv_reads_p99",
     "index_build_s",
     "index_bytes",
+    "largest_bucket_bytes",
   ],
+  postgis: ["dataset", "n", "knn_us_p50", "ranked_us_p50", "client_us_p50", "table_bytes"],
   e2e: [
     "sessions",
     "sos_loop_ms_p50",
     "sos_loop_ms_p95",
     "sos_loop_ms_p99",
+    "floor_ms_p50",
+    "floor_ms_p99",
     "trivial_rtt_ms_p50",
     "lost_messages",
   ],
-  load: ["sessions", "sockets", "sos_delivered", "lost_messages", "workerd_rss_mb"],
+  load: ["sessions", "sockets", "sos_delivered", "lost_messages", "sessions_workerd_rss_mb"],
   sdk: ["patient_min_gz_bytes", "counselor_min_gz_bytes"],
   machine: ["cpus", "node", "date"],
 } as const;
 
-const DATASETS: readonly string[] = ["fcc", "synthetic-100k", "synthetic-1m"];
+const TEXT_KEYS = new Set(["dataset", "node", "date"]);
 
 function sameKeys(
   value: unknown,
@@ -96,111 +132,52 @@ function sameKeys(
   if (!typed) return;
   for (const k of keys) {
     const v = (value as Record<string, unknown>)[k];
-    const text = k === "dataset" || k === "node" || k === "date";
-    if (text ? typeof v !== "string" : typeof v !== "number") problems.push(`${where}.${k}: wrong type`);
+    // A number must be a measured one: JSON turns NaN into null, which fails here.
+    if (TEXT_KEYS.has(k) ? typeof v !== "string" : typeof v !== "number" || !Number.isFinite(v))
+      problems.push(`${where}.${k}: wrong type`);
   }
 }
 
-/** Problems with a results object (empty when it has exactly the issue's shape). Nulls are not allowed. */
+function rows(value: unknown, keys: readonly string[], name: string, problems: string[]): void {
+  if (!Array.isArray(value)) {
+    problems.push(`${name}: not an array`);
+    return;
+  }
+  const seen = new Set<string>();
+  value.forEach((row: unknown, i) => {
+    sameKeys(row, keys, `${name}[${i}]`, problems);
+    const ds = (row as { dataset?: unknown } | null)?.dataset;
+    if (typeof ds !== "string") return;
+    if (!(DATASETS as readonly string[]).includes(ds)) problems.push(`${name}[${i}].dataset: unknown ${ds}`);
+    if (seen.has(ds)) problems.push(`${name}[${i}].dataset: ${ds} twice`);
+    seen.add(ds);
+  });
+}
+
+/** Problems with a results object (empty when it has exactly the issue's shape). */
 export function resultsShapeProblems(value: unknown): string[] {
   const problems: string[] = [];
-  if (typeof value !== "object" || value === null) return ["not an object"];
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return ["not an object"];
   const r = value as Record<string, unknown>;
-  sameKeys(r, ["lookup", "e2e", "load", "sdk", "machine"], "results", problems, false);
-  if (!Array.isArray(r.lookup)) problems.push("lookup: not an array");
-  else
-    r.lookup.forEach((row: unknown, i) => {
-      sameKeys(row, KEYS.lookup, `lookup[${i}]`, problems);
-      const ds = (row as { dataset?: unknown } | null)?.dataset;
-      if (typeof ds === "string" && !DATASETS.includes(ds))
-        problems.push(`lookup[${i}].dataset: unknown ${ds}`);
-    });
+  const hasPostgis = "postgis" in r;
+  const hasSkipped = "postgis_skipped" in r;
+  const top = [
+    "lookup",
+    "e2e",
+    "load",
+    "sdk",
+    "machine",
+    hasSkipped && !hasPostgis ? "postgis_skipped" : "postgis",
+  ];
+  sameKeys(r, top, "results", problems, false);
+  if (hasPostgis && hasSkipped) problems.push("results: postgis and postgis_skipped both present");
+  rows(r.lookup, KEYS.lookup, "lookup", problems);
+  if (hasPostgis) rows(r.postgis, KEYS.postgis, "postgis", problems);
+  if (hasSkipped && !hasPostgis && (typeof r.postgis_skipped !== "string" || r.postgis_skipped === ""))
+    problems.push("results.postgis_skipped: not a reason");
   sameKeys(r.e2e, KEYS.e2e, "e2e", problems);
   sameKeys(r.load, KEYS.load, "load", problems);
   sameKeys(r.sdk, KEYS.sdk, "sdk", problems);
   sameKeys(r.machine, KEYS.machine, "machine", problems);
   return problems;
-}
-
-function cell(v: number | string): string {
-  if (typeof v === "string") return v;
-  if (Number.isNaN(v)) return "n/a";
-  return Number.isInteger(v) ? v.toLocaleString("en-US") : String(v);
-}
-
-function table(head: string[], rows: (number | string)[][]): string {
-  const text = [head, ...rows.map((r) => r.map(cell))];
-  const widths = head.map((_, i) => Math.max(...text.map((r) => (r[i] ?? "").length)));
-  const line = (r: string[]) => `| ${r.map((c, i) => c.padEnd(widths[i] ?? 0)).join(" | ")} |`;
-  return [line(head), line(widths.map((w) => "-".repeat(w))), ...text.slice(1).map(line)].join("\n");
-}
-
-function ratio(a: number, b: number): string {
-  return Number.isFinite(a) && Number.isFinite(b) && a > 0
-    ? `${Math.round(b / a).toLocaleString("en-US")}×`
-    : "n/a";
-}
-
-/** The figures as Markdown tables (printed by `npm run bench`, pasted into the README). */
-export function formatResults(r: BenchResults): string {
-  const lookup = table(
-    [
-      "data set",
-      "PSAPs",
-      "ours p50 µs",
-      "ours p99 µs",
-      "geokdbush p50 µs",
-      "brute p50 µs",
-      "vs brute",
-      "KV reads p50/p99",
-      "build s",
-      "index MB",
-    ],
-    r.lookup.map((l) => [
-      l.dataset,
-      l.n,
-      l.ours_us_p50,
-      l.ours_us_p99,
-      l.geokdbush_us_p50,
-      l.brute_us_p50,
-      ratio(l.ours_us_p50, l.brute_us_p50),
-      `${cell(l.kv_reads_p50)}/${cell(l.kv_reads_p99)}`,
-      l.index_build_s,
-      Math.round(l.index_bytes / 1e5) / 10,
-    ]),
-  );
-  const e = r.e2e;
-  const e2e = table(
-    ["sessions", "SOS loop p50 ms", "p95 ms", "p99 ms", "trivial request p50 ms", "lost messages"],
-    [
-      [
-        e.sessions,
-        e.sos_loop_ms_p50,
-        e.sos_loop_ms_p95,
-        e.sos_loop_ms_p99,
-        e.trivial_rtt_ms_p50,
-        e.lost_messages,
-      ],
-    ],
-  );
-  const l = r.load;
-  const load = table(
-    ["sessions", "sockets", "psap_results delivered", "lost messages", "workerd RSS MB"],
-    [[l.sessions, l.sockets, l.sos_delivered, l.lost_messages, l.workerd_rss_mb]],
-  );
-  const sdk = table(
-    ["SDK module", "min+gzip bytes"],
-    [
-      ["patient.js", r.sdk.patient_min_gz_bytes],
-      ["counselor.js", r.sdk.counselor_min_gz_bytes],
-    ],
-  );
-  const m = r.machine;
-  return [
-    `Lookup (hot: bucket in the isolate cache; KV reads: cold lookup, every cache empty)\n${lookup}`,
-    `SOS loop against wrangler dev\n${e2e}`,
-    `Load: every session with a patient and a counselor socket, SOS on all\n${load}`,
-    `SDK size\n${sdk}`,
-    `Machine: ${m.cpus} CPUs, Node ${m.node}, ${m.date}`,
-  ].join("\n\n");
 }

@@ -1,19 +1,21 @@
-// Starts `wrangler dev` for the benchmarks: a free loopback port, its own state directory and secrets
-// (the repository's .dev.vars is never touched), D1 migrations and a PSAP index loaded, and the whole
-// process group stopped at the end.
-import { type ChildProcess, execFile, spawn } from "node:child_process";
-import { rmSync } from "node:fs";
-import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+// Starts `wrangler dev` for the benchmarks with the bench entry (floor/: the real worker plus the
+// floor object and the KV read timer): a free loopback port, its own state directory and secrets
+// (the repository's .dev.vars is never touched), D1 migrations applied and KV loaded before it
+// starts (two local runtimes on one state directory are flaky), and the whole process group
+// stopped at the end, also on Ctrl-C or a crash.
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { randomBase62 } from "../src/auth/random.ts";
 import { generateSigningJwk } from "../src/auth/signing-key-generation.ts";
-import type { BuiltIndex } from "../src/psap/index.ts";
 import { freePort, killGroup } from "../test/support/processes.ts";
+import { onTerminate } from "./cleanup.ts";
 import { REPO_ROOT } from "./fcc.ts";
+import { writeFloorConfig } from "./floor/config.ts";
+import type { KvValue } from "./lookup-contenders.ts";
 
-const run = promisify(execFile);
 const WRANGLER = join(REPO_ROOT, "node_modules", "wrangler", "bin", "wrangler.js");
 
 export interface BenchServer {
@@ -22,29 +24,84 @@ export interface BenchServer {
   adminToken: string;
   /** Process id of wrangler (the group leader). */
   pid: number;
-  /** The workerd process serving the worker, if found. */
-  workerdPid(): Promise<number | null>;
+  /** Its temporary folder (config, secrets, local state), removed by stop(). */
+  dir: string;
+  /** The workerd processes: the one that runs the worker and its Durable Objects, and wrangler's proxy. */
+  workerds(): Promise<Workerds>;
   stop(): Promise<void>;
 }
 
-/** Runs wrangler with Node 22 (this process's node) in the repository, non-interactively. */
-async function wrangler(args: string[], timeoutMs = 180_000): Promise<string> {
-  const { stdout } = await run(process.execPath, [WRANGLER, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
-    timeout: timeoutMs,
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return stdout;
+export interface Workerds {
+  /** Runs the worker and the Durable Objects (what the memory figure is about). */
+  runtime: number | null;
+  /** wrangler's proxy, listening on the public port and forwarding to the runtime. */
+  proxy: number | null;
 }
 
-/** Writes an index into the local KV of `persistTo` (buckets first, the pointer last, like the import). */
-export async function loadIndex(index: BuiltIndex, persistTo: string, dir: string): Promise<void> {
-  const buckets = [...index.buckets].map(([key, value]) => ({ key, value }));
-  const chunk = 5_000;
-  for (let i = 0; i < buckets.length; i += chunk) {
-    const file = join(dir, `kv-${i}.json`);
-    await writeFile(file, JSON.stringify(buckets.slice(i, i + chunk)));
+/** wrangler commands running now (migrations, KV loads): a run that ends early stops them too. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Runs wrangler with Node 22 (this process's node) in the repository, non-interactively, in a
+ * process group of its own (local D1 and KV commands start a workerd: the group takes it along).
+ */
+function wrangler(args: string[], timeoutMs = 300_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [WRANGLER, ...args], {
+      cwd: REPO_ROOT,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, CI: "1", WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
+    });
+    running.add(child);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout?.on("data", (b: Buffer) => out.push(b));
+    child.stderr?.on("data", (b: Buffer) => err.push(b));
+    const timer = setTimeout(() => killGroup(child, "SIGKILL"), timeoutMs);
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child);
+      if (code === 0) resolve(Buffer.concat(out).toString());
+      else
+        reject(
+          new Error(
+            `wrangler ${args.slice(0, 3).join(" ")} failed (${code ?? signal}):\n${Buffer.concat(err).toString().slice(-2000)}`,
+          ),
+        );
+    });
+  });
+}
+
+/** `wrangler kv bulk put` entries: text as is, bytes in base64. */
+function bulkEntry(key: string, value: KvValue): { key: string; value: string; base64?: true } {
+  return typeof value === "string"
+    ? { key, value }
+    : {
+        key,
+        value: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString("base64"),
+        base64: true,
+      };
+}
+
+/**
+ * Writes entries into the local KV of `persistTo`, in the given order (an index's buckets first and
+ * its pointer last, like the import), in files of at most ~64 MB.
+ */
+export async function loadKv(
+  entries: Iterable<readonly [string, KvValue]>,
+  config: string,
+  persistTo: string,
+  dir: string,
+): Promise<number> {
+  let batch: ReturnType<typeof bulkEntry>[] = [];
+  let size = 0;
+  let files = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    const file = join(dir, `kv-${files++}.json`);
+    await writeFile(file, JSON.stringify(batch));
     await wrangler([
       "kv",
       "bulk",
@@ -55,22 +112,23 @@ export async function loadIndex(index: BuiltIndex, persistTo: string, dir: strin
       "--local",
       "--persist-to",
       persistTo,
+      "--config",
+      config,
     ]);
     await rm(file);
+    batch = [];
+    size = 0;
+  };
+  let count = 0;
+  for (const [key, value] of entries) {
+    const e = bulkEntry(key, value);
+    batch.push(e);
+    size += e.value.length;
+    count++;
+    if (batch.length >= 5_000 || size >= 64e6) await flush();
   }
-  const pointer = join(dir, "kv-pointer.json");
-  await writeFile(pointer, JSON.stringify([{ key: index.pointerKey, value: index.pointerValue }]));
-  await wrangler([
-    "kv",
-    "bulk",
-    "put",
-    pointer,
-    "--binding",
-    "PSAP_INDEX",
-    "--local",
-    "--persist-to",
-    persistTo,
-  ]);
+  await flush();
+  return count;
 }
 
 /** Parent pid of a process (from /proc), or null. */
@@ -84,8 +142,9 @@ async function parentOf(pid: number): Promise<number | null> {
   }
 }
 
-/** The first process named `name` that descends from `root`. */
-export async function findDescendant(root: number, name: string): Promise<number | null> {
+/** Every process named `name` that descends from `root`. */
+export async function findDescendants(root: number, name: string): Promise<number[]> {
+  const out: number[] = [];
   for (const entry of await readdir("/proc")) {
     const pid = Number(entry);
     if (!Number.isInteger(pid) || pid === root) continue;
@@ -99,10 +158,39 @@ export async function findDescendant(root: number, name: string): Promise<number
     let p: number | null = pid;
     for (let depth = 0; p !== null && p > 1 && depth < 10; depth++) {
       p = await parentOf(p);
-      if (p === root) return pid;
+      if (p === root) {
+        out.push(pid);
+        break;
+      }
     }
   }
-  return null;
+  return out.sort((a, b) => a - b);
+}
+
+/** A process's command line (NUL-separated in /proc), or "". */
+export async function commandLine(pid: number): Promise<string> {
+  try {
+    return (await readFile(`/proc/${pid}/cmdline`, "utf8")).split("\0").join(" ");
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Tells wrangler's two workerd processes apart by their command lines: the proxy serves the public
+ * port (`--socket-addr=entry=127.0.0.1:<port>`); the runtime, which runs the worker and its
+ * Durable Objects, listens on a port of its own.
+ */
+export function classifyWorkerds(
+  processes: readonly { pid: number; cmdline: string }[],
+  port: number,
+): Workerds {
+  const publicSocket = `entry=127.0.0.1:${port}`;
+  const proxy = processes.find((p) => p.cmdline.includes(publicSocket))?.pid ?? null;
+  const others = processes.filter((p) => p.pid !== proxy);
+  // If several remain, the one with an inspector is the user worker's runtime.
+  const runtime = (others.find((p) => p.cmdline.includes("--inspector-addr")) ?? others[0])?.pid ?? null;
+  return { runtime, proxy };
 }
 
 /** Resident memory of a process in MB (VmRSS), or NaN when it cannot be read. */
@@ -132,12 +220,16 @@ async function waitReady(baseUrl: string, child: ChildProcess, log: () => string
   throw new Error(`wrangler dev did not answer within ${timeoutMs / 1000} s:\n${log()}`);
 }
 
+export interface ServerOptions {
+  /** KV entries to load before the server starts (the index it serves, and any timed samples). */
+  kv: Iterable<readonly [string, KvValue]>;
+  log?: (line: string) => void;
+}
+
 /** Starts a seeded `wrangler dev`; always call `stop()` (in a finally). */
-export async function startServer(
-  index: BuiltIndex,
-  log: (line: string) => void = () => {},
-): Promise<BenchServer> {
-  const dir = await mkdtemp(join(tmpdir(), "sos-bench-"));
+export async function startServer(options: ServerOptions): Promise<BenchServer> {
+  const log = options.log ?? (() => {});
+  const dir = mkdtempSync(join(tmpdir(), "sos-bench-"));
   const persistTo = join(dir, "state");
   const adminToken = randomBase62(32);
   const signingKey = await generateSigningJwk("bench-key");
@@ -145,23 +237,14 @@ export async function startServer(
   // Single quotes: dotenv keeps the JSON literally. --env-file makes wrangler skip .dev.vars.
   await writeFile(envFile, `ADMIN_TOKEN=${adminToken}\nJWT_SIGNING_KEY='${JSON.stringify(signingKey)}'\n`);
   let child: ChildProcess | undefined;
-  // wrangler runs in its own process group (so the whole group can be stopped): a Ctrl-C or a crash
-  // of this process must stop it too, or workerd would outlive the benchmark.
-  const onExit = () => {
+  // wrangler runs in its own process group (so the whole group can be stopped): the end of this
+  // process, however it comes, must stop it too, or workerd would outlive the benchmark.
+  const unregister = onTerminate(() => {
     if (child) killGroup(child, "SIGKILL");
+    for (const c of running) killGroup(c, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });
-  };
-  const onSignal = (signal: NodeJS.Signals) => {
-    onExit();
-    process.exit(signal === "SIGINT" ? 130 : 143);
-  };
-  process.once("exit", onExit);
-  process.once("SIGINT", onSignal);
-  process.once("SIGTERM", onSignal);
+  });
   const cleanup = async () => {
-    process.off("exit", onExit);
-    process.off("SIGINT", onSignal);
-    process.off("SIGTERM", onSignal);
     if (child) {
       const c = child;
       killGroup(c, "SIGTERM");
@@ -174,13 +257,27 @@ export async function startServer(
       killGroup(c, "SIGKILL");
     }
     await rm(dir, { recursive: true, force: true });
+    unregister();
   };
   try {
+    const config = writeFloorConfig(dir);
     log("  server: applying D1 migrations");
-    await wrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persistTo]);
-    log(`  server: loading the PSAP index (${index.buckets.size} buckets) into local KV`);
-    await loadIndex(index, persistTo, dir);
-    log("  server: index loaded, starting wrangler dev");
+    await wrangler([
+      "d1",
+      "migrations",
+      "apply",
+      "DB",
+      "--local",
+      "--persist-to",
+      persistTo,
+      "--config",
+      config,
+    ]);
+    const t = performance.now();
+    const loaded = await loadKv(options.kv, config, persistTo, dir);
+    log(
+      `  server: ${loaded} KV entries loaded in ${((performance.now() - t) / 1000).toFixed(1)} s, starting wrangler dev`,
+    );
     const port = await freePort();
     const inspectorPort = await freePort();
     const output: string[] = [];
@@ -189,6 +286,8 @@ export async function startServer(
       [
         WRANGLER,
         "dev",
+        "--config",
+        config,
         "--ip",
         "127.0.0.1",
         "--port",
@@ -218,7 +317,7 @@ export async function startServer(
     child.stdout?.on("data", keep);
     child.stderr?.on("data", keep);
     const baseUrl = `http://127.0.0.1:${port}`;
-    await waitReady(baseUrl, child, () => output.join(""), 90_000);
+    await waitReady(baseUrl, child, () => output.join(""), 120_000);
     log(`  server: wrangler dev ready on ${baseUrl}`);
     const pid = child.pid ?? 0;
     return {
@@ -226,7 +325,14 @@ export async function startServer(
       wsUrl: `ws://127.0.0.1:${port}`,
       adminToken,
       pid,
-      workerdPid: () => findDescendant(pid, "workerd"),
+      dir,
+      async workerds() {
+        const pids = await findDescendants(pid, "workerd");
+        const processes = await Promise.all(
+          pids.map(async (p) => ({ pid: p, cmdline: await commandLine(p) })),
+        );
+        return classifyWorkerds(processes, port);
+      },
       stop: cleanup,
     };
   } catch (err) {

@@ -1,5 +1,5 @@
 // Black-box clients for the e2e and load benchmarks: platforms, sessions, sockets with an inbox, the
-// SOS loop, and a ledger of every message a socket should receive.
+// SOS loop and its floor, and a ledger of every message a socket should receive.
 import type { ServerMessage, ServerMessageType, SessionCreateResponse } from "../sdk/src/protocol.ts";
 import type { QueryPoint } from "./synthetic.ts";
 
@@ -93,6 +93,8 @@ export async function createSessions(
 export class BenchSocket {
   readonly ws: WebSocket;
   readonly counts = new Map<string, number>();
+  /** When the latest message of each type arrived (performance.now(), taken in the event handler). */
+  readonly arrivedAt = new Map<string, number>();
   /** Messages this socket should have received by now (kept by the caller's actions). */
   readonly expected = new Map<ServerMessageType, number>();
   closed = false;
@@ -101,6 +103,7 @@ export class BenchSocket {
   private constructor(ws: WebSocket) {
     this.ws = ws;
     ws.addEventListener("message", (event) => {
+      const at = performance.now();
       const text = typeof event.data === "string" ? event.data : "";
       let type = "non-json";
       if (text.startsWith("{")) {
@@ -111,6 +114,7 @@ export class BenchSocket {
         }
       }
       this.counts.set(type, (this.counts.get(type) ?? 0) + 1);
+      this.arrivedAt.set(type, at);
       for (const wake of this.#waiters) wake();
     });
     ws.addEventListener("close", () => {
@@ -216,48 +220,120 @@ export interface LoopOutcome {
   error?: string;
 }
 
+/** The two ends of a loop: who triggers, where the location is posted, which sockets see what. */
+interface LoopRoute {
+  patient: BenchSocket;
+  counselor: BenchSocket;
+  trigger(): Promise<unknown>;
+  submit(): Promise<unknown>;
+  /** Messages the trigger sends to both sockets besides `location_request` (the real loop: session_state). */
+  triggerBroadcast: ServerMessageType[];
+}
+
 /**
- * One SOS loop, timed from the counselor's trigger to `psap_results` at both sockets: trigger,
- * `location_request` at the patient, location submission. Records what each socket should receive.
+ * One loop, timed from the trigger's start to the arrival of `psap_results` at the later of the two
+ * sockets. The location is posted when `location_request` reaches the patient socket (as the SDK
+ * does), whether or not the trigger's own response is back yet.
  */
-export async function sosLoop(
+async function timedLoop(route: LoopRoute, timeoutMs: number): Promise<LoopOutcome> {
+  const { patient, counselor } = route;
+  for (const type of route.triggerBroadcast) for (const s of [patient, counselor]) s.expect(type);
+  const wantRequest = patient.expect("location_request");
+  const wantP = patient.expect("psap_results");
+  const wantC = counselor.expect("psap_results");
+  const started = performance.now();
+  try {
+    const trigger = route.trigger();
+    const located = patient.waitFor("location_request", wantRequest, timeoutMs).then((ok) => {
+      if (!ok) throw new Error("no location_request");
+      return route.submit();
+    });
+    const [, , okP, okC] = await Promise.all([
+      trigger,
+      located,
+      patient.waitFor("psap_results", wantP, timeoutMs),
+      counselor.waitFor("psap_results", wantC, timeoutMs),
+    ]);
+    if (!(okP && okC)) return { ms: performance.now() - started, ok: false, error: "no psap_results" };
+    const end = Math.max(
+      patient.arrivedAt.get("psap_results") ?? 0,
+      counselor.arrivedAt.get("psap_results") ?? 0,
+    );
+    return { ms: end - started, ok: true };
+  } catch (err) {
+    return { ms: performance.now() - started, ok: false, error: (err as Error).message };
+  }
+}
+
+/** One SOS loop: the counselor's trigger, `location_request`, the location, `psap_results` at both. */
+export function sosLoop(
   target: Target,
   live: LiveSession,
   fix: QueryPoint,
   timeoutMs: number,
 ): Promise<LoopOutcome> {
-  const { session, patient, counselor } = live;
-  const started = performance.now();
-  try {
-    for (const s of [patient, counselor]) s.expect("session_state");
-    const wantRequest = patient.expect("location_request");
-    await postJson(
-      sessionUrl(target, session, "/sos"),
-      {},
-      { Authorization: `Bearer ${session.counselor_token}` },
-    );
-    if (!(await patient.waitFor("location_request", wantRequest, timeoutMs))) {
-      return { ms: performance.now() - started, ok: false, error: "no location_request" };
-    }
-    const wantP = patient.expect("psap_results");
-    const wantC = counselor.expect("psap_results");
-    await postJson(
-      sessionUrl(target, session, "/sos/location"),
-      { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy },
-      { Authorization: `Bearer ${session.patient_token}` },
-    );
-    const [okP, okC] = await Promise.all([
-      patient.waitFor("psap_results", wantP, timeoutMs),
-      counselor.waitFor("psap_results", wantC, timeoutMs),
-    ]);
-    return {
-      ms: performance.now() - started,
-      ok: okP && okC,
-      ...(okP && okC ? {} : { error: "no psap_results" }),
-    };
-  } catch (err) {
-    return { ms: performance.now() - started, ok: false, error: (err as Error).message };
-  }
+  const { session } = live;
+  return timedLoop(
+    {
+      patient: live.patient,
+      counselor: live.counselor,
+      triggerBroadcast: ["session_state"],
+      trigger: () =>
+        postJson(
+          sessionUrl(target, session, "/sos"),
+          {},
+          { Authorization: `Bearer ${session.counselor_token}` },
+        ),
+      submit: () =>
+        postJson(
+          sessionUrl(target, session, "/sos/location"),
+          { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy },
+          { Authorization: `Bearer ${session.patient_token}` },
+        ),
+    },
+    timeoutMs,
+  );
+}
+
+/** A pair of sockets on the floor object (bench/floor/worker.ts). */
+export interface FloorSession {
+  id: string;
+  patient: BenchSocket;
+  counselor: BenchSocket;
+}
+
+export async function connectFloor(target: Target, id: string, timeoutMs = 30_000): Promise<FloorSession> {
+  const url = (role: string) => `${target.wsUrl}/__floor/ws?id=${encodeURIComponent(id)}&role=${role}`;
+  const [patient, counselor] = await Promise.all([
+    BenchSocket.open(url("patient"), timeoutMs),
+    BenchSocket.open(url("counselor"), timeoutMs),
+  ]);
+  return { id, patient, counselor };
+}
+
+/** The floor: the same loop, with the same client work, through the trivial object. */
+export function floorLoop(
+  target: Target,
+  floor: FloorSession,
+  fix: QueryPoint,
+  timeoutMs: number,
+): Promise<LoopOutcome> {
+  const base = `${target.baseUrl}/__floor/sessions/${encodeURIComponent(floor.id)}`;
+  return timedLoop(
+    {
+      patient: floor.patient,
+      counselor: floor.counselor,
+      triggerBroadcast: [],
+      trigger: () => postJson(`${base}/trigger`, {}, {}),
+      submit: () =>
+        postJson(
+          `${base}/location`,
+          { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy },
+          {},
+        ),
+    },
+    timeoutMs,
+  );
 }
 
 /** Cancels the SOS (back to `active`, so the next loop starts one again). */
@@ -273,14 +349,17 @@ export async function cancelSos(target: Target, live: LiveSession): Promise<void
 }
 
 /** Waits (bounded) for late messages, then counts every expected message that never came. */
-export async function lostMessages(lives: readonly LiveSession[], graceMs = 3_000): Promise<number> {
+export async function lostMessages(
+  lives: readonly { patient: BenchSocket; counselor: BenchSocket }[],
+  graceMs = 3_000,
+): Promise<number> {
   const deadline = Date.now() + graceMs;
   const sockets = lives.flatMap((l) => [l.patient, l.counselor]);
   while (Date.now() < deadline && sockets.some((s) => s.missing() > 0)) await sleep(100);
   return sockets.reduce((n, s) => n + s.missing(), 0);
 }
 
-export function closeAll(lives: readonly LiveSession[]): void {
+export function closeAll(lives: readonly { patient: BenchSocket; counselor: BenchSocket }[]): void {
   for (const l of lives) {
     l.patient.close();
     l.counselor.close();

@@ -1,0 +1,318 @@
+// Writes the README's Performance section from bench/results/latest.json (and the kept runs of
+// bench/results/history): every figure and every goal's verdict comes from the JSON, so no claim
+// can outlive its figure. `npm run bench` ends with it; `npm run bench -- --readme-only` reruns it.
+import { checkGoals, type GoalCheck } from "./goals.ts";
+import type { HistoryRun, RunMode } from "./history.ts";
+import {
+  type BenchResults,
+  DATASETS,
+  type DatasetName,
+  type LookupRow,
+  type PostgisRow,
+  postgisRows,
+} from "./results.ts";
+
+export const SECTION_MARKER = "<!-- section: performance (owner: bench) -->";
+
+/** What the run's detail file says about how it was run (optional: the figures stand without it). */
+export interface RunInfo {
+  mode?: RunMode;
+  points?: Partial<Record<DatasetName, { queries: number; bruteQueries: number; kvSamples: number }>>;
+  e2eSessions?: number;
+  loadSessions?: number;
+  /** One loop at a time, nothing else running (e2e detail). */
+  solo?: { sos_ms_p50: number; floor_ms_p50: number; trivial_ms_p50: number };
+  /** The load server's workerd processes (load detail). */
+  memory?: { idle_mb: number; per_session_mb: number; peak_mb: number; proxy_mb: number };
+  /** Per data set: answers checked, equal only up to distance ties, fresh connection + first query. */
+  postgis?: { dataset: string; checked: number; ties: number; mismatches: number; connect_ms_p50: number }[];
+  /** Per data set: lookup answers that differed between contenders (0 in a sound run). */
+  lookupMismatches?: Partial<Record<DatasetName, number>>;
+}
+
+type Digits = 0 | 1 | 2;
+
+function num(v: number, digits: Digits): string {
+  if (!Number.isFinite(v)) return "n/a";
+  return v.toLocaleString("en-US", { minimumFractionDigits: 0, maximumFractionDigits: digits });
+}
+
+/** Fewer decimals for larger values (µs and ms figures). */
+function auto(v: number): string {
+  return num(v, Math.abs(v) < 10 ? 2 : Math.abs(v) < 100 ? 1 : 0);
+}
+
+/** A figure, with its min–max over the kept runs when there are several. */
+function withSpread(value: number, over: readonly number[], show: (v: number) => string = auto): string {
+  const vals = over.filter(Number.isFinite);
+  if (vals.length < 2) return show(value);
+  const lo = Math.min(...vals);
+  const hi = Math.max(...vals);
+  return lo === hi ? show(value) : `${show(value)} (${show(lo)}–${show(hi)})`;
+}
+
+/** A Markdown table, columns padded as the formatter (Biome) lays them out, so `npm run lint` stays clean. */
+function table(head: string[], rows: string[][]): string {
+  const widths = head.map((h, i) => Math.max(3, h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (r: readonly string[]) => `| ${widths.map((w, i) => (r[i] ?? "").padEnd(w)).join(" | ")} |`;
+  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+}
+
+/** "all equal to ours", or which data sets had answers that differ (the run then fails too). */
+function verdict(
+  counts: readonly (readonly [string, number | undefined])[],
+  ok = "all equal to ours",
+): string {
+  const bad = counts.filter(([, n]) => (n ?? 0) > 0);
+  return bad.length === 0
+    ? ok
+    : `**answers differ** (${bad.map(([d, n]) => `${num(n ?? 0, 0)} in ${d}`).join(", ")}: see latest-detail.json)`;
+}
+
+/** The runs to take spreads over: the kept runs, plus the latest if it is not among them. */
+function runsOf(latest: BenchResults, history: readonly HistoryRun[]): BenchResults[] {
+  const runs = history.map((h) => h.results);
+  return runs.some((r) => r.machine.date === latest.machine.date) ? runs : [...runs, latest];
+}
+
+function lookupTable(latest: BenchResults, runs: BenchResults[]): string {
+  const over = (d: DatasetName, pick: (l: LookupRow) => number) =>
+    runs.flatMap((r) => r.lookup.filter((l) => l.dataset === d).map(pick));
+  const rows = latest.lookup.map((l) => {
+    const s = (pick: (x: LookupRow) => number, show?: (v: number) => string) =>
+      withSpread(pick(l), over(l.dataset, pick), show);
+    return [
+      l.dataset,
+      num(l.n, 0),
+      s((x) => x.ours_us_p50),
+      s((x) => x.ours_us_p99),
+      s((x) => x.geokdbush_us_p50),
+      s((x) => x.brute_us_p50),
+      s(
+        (x) => x.brute_us_p50 / x.ours_us_p50,
+        (v) => `${num(v, 0)}×`,
+      ),
+      s((x) => x.cold_cpu_us_p50),
+      s((x) => x.cold_cpu_us_p99),
+      s((x) => x.cold_kv_ms_p50),
+      `${num(l.kv_reads_p50, 0)} / ${num(l.kv_reads_p99, 0)}`,
+      s((x) => x.index_build_s),
+      num(l.index_bytes / 1e6, 1),
+      num(l.largest_bucket_bytes / 1e6, 2),
+    ];
+  });
+  return table(
+    [
+      "data set",
+      "PSAPs",
+      "ours hot p50 µs",
+      "ours hot p99 µs",
+      "geokdbush p50 µs",
+      "brute p50 µs",
+      "vs brute",
+      "cold CPU p50 µs",
+      "cold CPU p99 µs",
+      "cold KV read p50 ms",
+      "KV reads p50 / p99",
+      "build s",
+      "index MB",
+      "largest entry MB",
+    ],
+    rows,
+  );
+}
+
+function postgisTable(latest: BenchResults, runs: BenchResults[]): string {
+  if ("postgis_skipped" in latest) return `Not measured in this run: ${latest.postgis_skipped}.`;
+  const over = (d: DatasetName, pick: (p: PostgisRow) => number) =>
+    runs.flatMap((r) =>
+      postgisRows(r)
+        .filter((p) => p.dataset === d)
+        .map(pick),
+    );
+  const oursOf = (d: DatasetName) => latest.lookup.find((l) => l.dataset === d)?.ours_us_p50 ?? Number.NaN;
+  const rows = postgisRows(latest).map((p) => {
+    const s = (pick: (x: PostgisRow) => number) => withSpread(pick(p), over(p.dataset, pick));
+    return [
+      p.dataset,
+      num(p.n, 0),
+      s((x) => x.knn_us_p50),
+      s((x) => x.ranked_us_p50),
+      s((x) => x.client_us_p50),
+      `${num(p.ranked_us_p50 / oursOf(p.dataset), 0)}×`,
+      num(p.table_bytes / 1e6, 1),
+    ];
+  });
+  return table(
+    [
+      "data set",
+      "PSAPs",
+      "KNN in-server p50 µs",
+      "ranking in-server p50 µs",
+      "ranking via `pg` p50 µs",
+      "ranking vs ours hot",
+      "table MB",
+    ],
+    rows,
+  );
+}
+
+function goalsTable(goals: GoalCheck[], runs: BenchResults[]): string {
+  const verdicts = runs.map((r) => new Map(checkGoals(r).map((g) => [g.id, g.met])));
+  const rows = goals.map((g) => {
+    const seen = verdicts.map((v) => v.get(g.id)).filter((m): m is boolean => typeof m === "boolean");
+    const result = g.met === null ? "not measured" : g.met ? "**met**" : "**not met**";
+    const spread = seen.length < 2 ? "" : `${seen.filter(Boolean).length} of ${seen.length}`;
+    return [g.goal, result, g.figure, spread];
+  });
+  return table(["goal", "result", "figure (latest run)", "met in kept runs"], rows);
+}
+
+/** The section's Markdown, marker line included. */
+export function performanceMarkdown(
+  latest: BenchResults,
+  history: readonly HistoryRun[],
+  info: RunInfo = {},
+): string {
+  const runs = runsOf(latest, history);
+  const modes = history.length > 0 ? history.map((h) => h.mode) : info.mode ? [info.mode] : [];
+  const count = (m: RunMode) => modes.filter((x) => x === m).length;
+  const m = latest.machine;
+  const e = latest.e2e;
+  const l = latest.load;
+  const over = <T>(pick: (r: BenchResults) => T) => runs.map(pick);
+  const eS = (pick: (r: BenchResults) => number) => withSpread(pick(latest), over(pick));
+  const points = DATASETS.flatMap((d) => {
+    const p = info.points?.[d];
+    return p
+      ? [
+          `${d}: ${num(p.queries, 0)} points (brute force on ${num(p.bruteQueries, 0)} of them, local KV reads on ${num(p.kvSamples, 0)})`,
+        ]
+      : [];
+  });
+  const spreadNote =
+    runs.length > 1
+      ? `A figure with a range in brackets shows its min–max over the ${runs.length} kept runs (${count("quick")} quick, ${count("full")} full: \`bench/results/history\`); the goals table counts how often each goal was met in them.`
+      : "One run is kept so far: rerun `npm run bench` to see each figure's spread over runs.";
+  return [
+    SECTION_MARKER,
+    "## Performance",
+    "",
+    "_Generated by `npm run bench` from `bench/results/latest.json`: do not edit by hand (`npm run bench -- --readme-only` rewrites this section from the last results)._",
+    "",
+    "```sh",
+    "npm run bench                 # full",
+    "npm run bench -- --quick      # every data set and scale (1,000,000 PSAPs, 1,000 sessions), fewer repetitions",
+    "npm run bench -- --only postgis   # parts: sdk,lookup,postgis,e2e,load (others keep the last figures)",
+    "# --datasets fcc,synthetic-100k,synthetic-1m   --data DIR (FCC files)   --seed N   --readme-only",
+    "```",
+    "",
+    `Latest run: ${info.mode ?? "?"} mode, ${m.cpus} CPUs, Node ${m.node}, ${m.date}. Every figure is local (Node and \`wrangler dev\` on one machine), on a shared machine whose other work moves the tails. ${spreadNote}`,
+    "",
+    "### Goals",
+    "",
+    goalsTable(checkGoals(latest), runs),
+    "",
+    "### PSAP lookup",
+    "",
+    "Every contender is timed by the same loop (`bench/lookup.ts`, `timeEach`) on the same seeded points (80 % around population, 20 % uniform over the contiguous US), each point timed once. _Hot_: its data already in memory: ours with every bucket the points need in the isolate cache (points are warmed in groups that fit the cache, then each is timed once, never right after its own load); geokdbush (`around(index, lon, lat, 5)`) with its index built; brute force (`bruteForceLookup`: our exact ranking over everything) with the data set in memory. _Cold_ (ours): a fresh isolate for each point, the pointer and the bucket read through the store and parsed; _cold CPU_ is the lookup's time less the store's own; _cold KV read_ is the same reads of the same values on `wrangler dev`'s local KV (a bench route reads them; timed from the client, less an identical call that reads nothing). Answers are checked while timed: ours equals brute force record for record (hot and cold), geokdbush's five distances equal a plain great-circle scan's.",
+    ...(points.length > 0 ? ["", `Points: ${points.join("; ")}.`] : []),
+    ...(info.lookupMismatches
+      ? ["", `Checks in this run: ${verdict(Object.entries(info.lookupMismatches), "every answer agreed")}.`]
+      : []),
+    "",
+    lookupTable(latest, runs),
+    "",
+    "### PostGIS beside us",
+    "",
+    "A private PostgreSQL 15 with PostGIS from Debian's packages (`initdb` in a temporary folder, a free loopback port, stopped and deleted at the end), loaded with the same PSAPs and areas (tables `psaps`, `areas`, `area_rings`, `area_members`; GiST indexes), queried on the same points. _KNN_: `ORDER BY geog <-> point LIMIT 5` on geography (its five distances checked equal to the plain scan's). _Ranking_: our ranking written in SQL (`bench/postgis/ranking.ts`; answers checked equal to ours). In-server: a PL/pgSQL loop times each query with `clock_timestamp()`; via `pg`: a prepared statement's round trip from Node. Table: `pg_total_relation_size('psaps')`.",
+    "",
+    postgisTable(latest, runs),
+    ...(info.postgis && info.postgis.length > 0
+      ? [
+          "",
+          `Answers checked on ${info.postgis.map((p) => `${num(p.checked, 0)} points (${p.dataset})`).join(", ")}: ${verdict(info.postgis.map((p) => [p.dataset, p.mismatches]))}, PSAPs at exactly the same distance swapping places aside (${info.postgis.map((p) => `${num(p.ties, 0)} ${p.dataset}`).join(", ")}). A fresh connection plus its first query: p50 ${info.postgis.map((p) => `${auto(p.connect_ms_p50)} ms (${p.dataset})`).join(", ")}.`,
+        ]
+      : []),
+    "",
+    "### SOS loop near its floor",
+    "",
+    `\`wrangler dev\` on a free loopback port, its own state and secrets, the FCC index in local KV, started with a bench-only entry (\`bench/floor/\`) that serves the real worker unchanged plus a trivial Durable Object under \`/__floor/\`. ${num(e.sessions, 0)} live sessions (a patient and a counselor socket each): a loop is the counselor's \`POST .../sos\`, the location \`POST\`ed when \`location_request\` reaches the patient socket (as the SDK does), until \`psap_results\` has reached both sockets. The _floor_ is the same loop, with the same client work, through the trivial object (2 HTTP round trips, 2 WebSocket pushes) on as many pairs of sockets of its own; every round goes over all sessions in slices that alternate floor and SOS at the same rate of loops, so both meet the same moments of this machine. The trivial GET (\`/.well-known/jwks.json\`, through the real worker) is sent throughout the SOS slices.`,
+    "",
+    table(
+      [
+        "sessions",
+        "SOS loop p50 ms",
+        "p95 ms",
+        "p99 ms",
+        "floor p50 ms",
+        "floor p99 ms",
+        "trivial GET p50 ms",
+        "lost messages",
+      ],
+      [
+        [
+          num(e.sessions, 0),
+          eS((r) => r.e2e.sos_loop_ms_p50),
+          eS((r) => r.e2e.sos_loop_ms_p95),
+          eS((r) => r.e2e.sos_loop_ms_p99),
+          eS((r) => r.e2e.floor_ms_p50),
+          eS((r) => r.e2e.floor_ms_p99),
+          eS((r) => r.e2e.trivial_rtt_ms_p50),
+          num(e.lost_messages, 0),
+        ],
+      ],
+    ),
+    ...(info.solo
+      ? [
+          "",
+          `One loop at a time, nothing else running: SOS loop p50 ${auto(info.solo.sos_ms_p50)} ms, floor p50 ${auto(info.solo.floor_ms_p50)} ms, trivial GET p50 ${auto(info.solo.trivial_ms_p50)} ms.`,
+        ]
+      : []),
+    "",
+    "### Load",
+    "",
+    "A `wrangler dev` of its own (so no earlier session is counted): sessions with both sockets open, then an SOS on all of them at once; every expected message counted. Memory: resident set of the `workerd` that runs the worker and its Durable Objects (told from wrangler's proxy `workerd` by its command line), read from `/proc` with every socket open.",
+    "",
+    table(
+      ["sessions", "sockets", "psap_results delivered", "lost messages", "workerd RSS MB"],
+      [
+        [
+          num(l.sessions, 0),
+          num(l.sockets, 0),
+          num(l.sos_delivered, 0),
+          num(l.lost_messages, 0),
+          eS((r) => r.load.sessions_workerd_rss_mb),
+        ],
+      ],
+    ),
+    ...(info.memory
+      ? [
+          "",
+          `That workerd: ${auto(info.memory.idle_mb)} MB idle, ${auto(l.sessions_workerd_rss_mb)} MB with the ${num(l.sessions, 0)} sessions' sockets open (${auto(info.memory.per_session_mb)} MB a session), ${auto(info.memory.peak_mb)} MB at the storm's peak; wrangler's proxy workerd ${auto(info.memory.proxy_mb)} MB beside it.`,
+        ]
+      : []),
+    "",
+    "### SDK size",
+    "",
+    table(
+      ["module", "minified + gzip bytes"],
+      [
+        ["`patient.js`", num(latest.sdk.patient_min_gz_bytes, 0)],
+        ["`counselor.js`", num(latest.sdk.counselor_min_gz_bytes, 0)],
+      ],
+    ),
+    "",
+    "The harness checks itself in `npm test` on a tiny size (`test/node/bench-*.test.ts`).",
+    "",
+  ].join("\n");
+}
+
+/** Replaces the Performance section (from its marker to the next section marker, or the end). */
+export function replacePerformanceSection(readme: string, section: string): string {
+  const start = readme.indexOf(SECTION_MARKER);
+  if (start < 0) throw new Error(`README has no "${SECTION_MARKER}" marker`);
+  const next = readme.indexOf("<!-- section:", start + SECTION_MARKER.length);
+  const body = section.endsWith("\n") ? section : `${section}\n`;
+  return next < 0 ? readme.slice(0, start) + body : `${readme.slice(0, start) + body}\n${readme.slice(next)}`;
+}

@@ -1,0 +1,140 @@
+// The README's Performance section is generated from the results JSON: the goals table and every
+// figure come from it (with the spread over kept runs), and only that section is replaced.
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { HISTORY_KEEP, loadHistory, saveHistory } from "../../bench/history.ts";
+import { performanceMarkdown, replacePerformanceSection, SECTION_MARKER } from "../../bench/readme.ts";
+import type { BenchResults } from "../../bench/results.ts";
+import { SAMPLE } from "../support/bench-sample.ts";
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "bench-readme-"));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** The rows of the Markdown table that follows `heading`. */
+function tableAfter(markdown: string, heading: string): string[][] {
+  const lines = markdown.split("\n");
+  const start = lines.indexOf(heading);
+  const rows: string[][] = [];
+  for (const line of lines.slice(start + 1)) {
+    if (line.startsWith("#")) break;
+    if (!line.startsWith("|")) continue;
+    rows.push(
+      line
+        .slice(1, -1)
+        .split(" | ")
+        .map((c) => c.trim()),
+    );
+  }
+  return rows.slice(2); // header and rule
+}
+
+const run = (over: Partial<BenchResults>, date: string): BenchResults =>
+  ({ ...SAMPLE, ...over, machine: { ...SAMPLE.machine, date } }) as BenchResults;
+
+describe("README Performance section", () => {
+  it("has a goals table computed from the JSON: verdict and figure for each goal", () => {
+    const slow = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 21.5 } }, "2026-11-23T00:00:00.000Z");
+    const md = performanceMarkdown(slow, [], { mode: "quick" });
+    expect(md.startsWith(SECTION_MARKER)).toBe(true);
+    const goals = tableAfter(md, "### Goals");
+    const loop = goals.find((r) => r[0]?.startsWith("SOS loop p50"));
+    expect(loop?.[1]).toBe("**not met**");
+    expect(loop?.[2]).toContain("21.5 ms vs floor 13 ms");
+    const brute = goals.find((r) => r[0]?.startsWith("FCC: ≥ 20×"));
+    expect(brute?.[1]).toBe("**met**");
+    expect(brute?.[2]).toContain("300×");
+    // The 100k set is not in this JSON: it has no row; PostGIS is.
+    const lookup = tableAfter(md, "### PSAP lookup");
+    expect(lookup.map((r) => r[0])).toEqual(["fcc", "synthetic-1m"]);
+    expect(lookup[0]?.[2]).toBe("3");
+    expect(tableAfter(md, "### PostGIS beside us")[0]?.slice(0, 4)).toEqual(["fcc", "6,542", "58", "325"]);
+    expect(tableAfter(md, "### SOS loop near its floor")[0]).toEqual([
+      "100",
+      "21.5",
+      "30",
+      "45",
+      "13",
+      "25",
+      "7",
+      "0",
+    ]);
+  });
+
+  it("says why PostGIS is missing and marks its goal not measured", () => {
+    const { postgis: _rows, ...rest } = SAMPLE as BenchResults & { postgis: unknown };
+    const md = performanceMarkdown({ ...rest, postgis_skipped: "PostgreSQL binaries not found" }, []);
+    expect(md).toContain("Not measured in this run: PostgreSQL binaries not found.");
+    const goal = tableAfter(md, "### Goals").find((r) => r[0]?.includes("PostGIS"));
+    expect(goal?.[1]).toBe("not measured");
+  });
+
+  it("says so when answers differed, never that they agreed", () => {
+    const bad = performanceMarkdown(SAMPLE, [], {
+      lookupMismatches: { fcc: 2, "synthetic-1m": 0 },
+      postgis: [{ dataset: "fcc", checked: 300, ties: 1, mismatches: 3, connect_ms_p50: 20 }],
+    });
+    expect(bad).toContain("Checks in this run: **answers differ** (2 in fcc");
+    expect(bad).toContain("300 points (fcc): **answers differ** (3 in fcc");
+    const good = performanceMarkdown(SAMPLE, [], { lookupMismatches: { fcc: 0 } });
+    expect(good).toContain("Checks in this run: every answer agreed.");
+  });
+
+  it("shows each figure's spread and each goal's record over the kept runs", () => {
+    const dir = tempDir();
+    const a = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 18 } }, "2026-11-22T01:00:00.000Z");
+    const b = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 24 } }, "2026-11-22T02:00:00.000Z");
+    const c = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 19 } }, "2026-11-22T03:00:00.000Z");
+    saveHistory(dir, a, "quick");
+    saveHistory(dir, b, "full");
+    saveHistory(dir, c, "quick");
+    const history = loadHistory(dir);
+    expect(history.map((h) => h.mode)).toEqual(["quick", "full", "quick"]);
+    const md = performanceMarkdown(c, history, { mode: "quick" });
+    expect(tableAfter(md, "### SOS loop near its floor")[0]?.[1]).toBe("19 (18–24)");
+    expect(md).toContain("3 kept runs (2 quick, 1 full");
+    const loop = tableAfter(md, "### Goals").find((r) => r[0]?.startsWith("SOS loop p50"));
+    // 18 and 19 are within 1.5 × 13 ms; 24 is not.
+    expect(loop?.[3]).toBe("2 of 3");
+  });
+
+  it("keeps only the newest runs, and leaves out files of another shape", () => {
+    const dir = tempDir();
+    for (let i = 0; i < HISTORY_KEEP + 3; i++)
+      saveHistory(dir, run({}, `2026-11-22T00:00:${String(i).padStart(2, "0")}.000Z`), "quick");
+    expect(readdirSync(dir)).toHaveLength(HISTORY_KEEP);
+    expect(loadHistory(dir)[0]?.results.machine.date).toBe("2026-11-22T00:00:03.000Z");
+    writeFileSync(join(dir, "2026-11-23T00-00-00-000Z.full.json"), JSON.stringify({ lookup: [] }));
+    expect(loadHistory(dir)).toHaveLength(HISTORY_KEEP);
+  });
+
+  it("replaces only its own section, up to the next section marker", () => {
+    const readme = [
+      "# Project",
+      "<!-- section: deploy (owner: service) -->",
+      "deploy text",
+      SECTION_MARKER,
+      "## Performance",
+      "old figures",
+      "<!-- section: other (owner: x) -->",
+      "other text",
+      "",
+    ].join("\n");
+    const out = replacePerformanceSection(readme, `${SECTION_MARKER}\n## Performance\nnew figures\n`);
+    expect(out).toContain("deploy text");
+    expect(out).toContain("new figures");
+    expect(out).not.toContain("old figures");
+    expect(out).toContain("<!-- section: other (owner: x) -->\nother text");
+    const atEnd = replacePerformanceSection(`# P\n${SECTION_MARKER}\nold\n`, `${SECTION_MARKER}\nnew\n`);
+    expect(atEnd).toBe(`# P\n${SECTION_MARKER}\nnew\n`);
+    expect(() => replacePerformanceSection("# no marker", "x")).toThrow(/marker/);
+  });
+});

@@ -1,0 +1,68 @@
+// A bench result in the shape, every goal met: the base the harness tests vary.
+import type { BenchResults } from "../../bench/results.ts";
+
+export const SAMPLE: BenchResults = {
+  lookup: [
+    {
+      dataset: "fcc",
+      n: 6542,
+      ours_us_p50: 3,
+      ours_us_p99: 9,
+      geokdbush_us_p50: 2,
+      brute_us_p50: 900,
+      cold_cpu_us_p50: 300,
+      cold_cpu_us_p99: 800,
+      cold_kv_ms_p50: 1.8,
+      kv_reads_p50: 2,
+      kv_reads_p99: 2,
+      index_build_s: 4,
+      index_bytes: 29_000_000,
+      largest_bucket_bytes: 400_000,
+    },
+    {
+      dataset: "synthetic-1m",
+      n: 1_000_000,
+      ours_us_p50: 6,
+      ours_us_p99: 40,
+      geokdbush_us_p50: 10,
+      brute_us_p50: 120_000,
+      cold_cpu_us_p50: 2_000,
+      cold_cpu_us_p99: 9_000,
+      cold_kv_ms_p50: 4,
+      kv_reads_p50: 2,
+      kv_reads_p99: 2,
+      index_build_s: 40,
+      index_bytes: 550_000_000,
+      largest_bucket_bytes: 1_900_000,
+    },
+  ],
+  postgis: [
+    {
+      dataset: "fcc",
+      n: 6542,
+      knn_us_p50: 58,
+      ranked_us_p50: 325,
+      client_us_p50: 420,
+      table_bytes: 2_000_000,
+    },
+  ],
+  e2e: {
+    sessions: 100,
+    sos_loop_ms_p50: 18,
+    sos_loop_ms_p95: 30,
+    sos_loop_ms_p99: 45,
+    floor_ms_p50: 13,
+    floor_ms_p99: 25,
+    trivial_rtt_ms_p50: 7,
+    lost_messages: 0,
+  },
+  load: {
+    sessions: 1000,
+    sockets: 2000,
+    sos_delivered: 2000,
+    lost_messages: 0,
+    sessions_workerd_rss_mb: 1400,
+  },
+  sdk: { patient_min_gz_bytes: 3600, counselor_min_gz_bytes: 3000 },
+  machine: { cpus: 2, node: "v22.23.3", date: "2026-11-22T00:00:00.000Z" },
+};
