@@ -3,30 +3,23 @@
 // (lookup.ts), the PostGIS side (postgis/) and the servers stay as they are.
 import { around } from "geokdbush";
 import KDBush from "kdbush";
+import { buildIndex } from "../data/index/build.ts";
+import type { PsapDataset } from "../data/index/dataset.ts";
+import { bruteForceLookup, prepareReference } from "../data/reference/brute-force.ts";
 import type { PsapRecord } from "../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../src/config.ts";
-import { decodeRings, encodeRings } from "../src/psap/area.ts";
-import { KM_PER_DEGREE } from "../src/psap/geo.ts";
-import {
-  borderToleranceKm,
-  bruteForceLookup,
-  buildIndex,
-  EARTH_RADIUS_KM,
-  haversineKm,
-  lookupPsaps,
-  type PsapDataset,
-  type PsapIndexStore,
-  prepareReference,
-  resetPsapLookupCache,
-} from "../src/psap/index.ts";
+import { EARTH_RADIUS_KM, haversineKm, KM_PER_DEGREE } from "../src/psap/geo.ts";
+import { toleranceKm as borderToleranceKm, decodeRings, encodeRings } from "../src/psap/geometry.ts";
+import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../src/psap/lookup.ts";
 import type { QueryPoint } from "./synthetic.ts";
 
-export type { IndexedPsap, PsapDataset, PsapIndexStore } from "../src/psap/index.ts";
+export type { IndexedPsap, PsapDataset } from "../data/index/dataset.ts";
+export type { PsapIndexStore } from "../src/psap/lookup.ts";
 export { EARTH_RADIUS_KM, haversineKm, KM_PER_DEGREE };
 
 /** The border tolerance (km) our ranking applies to a fix of this accuracy. */
 export function toleranceKm(q: QueryPoint): number {
-  return borderToleranceKm(q.accuracy);
+  return borderToleranceKm(q.accuracy, PSAP_LIMITS.minBorderToleranceM, PSAP_LIMITS.maxBorderToleranceKm);
 }
 
 /** Records a lookup returns (and geokdbush's k, PostGIS's LIMIT). */
@@ -39,8 +32,10 @@ export type KvValue = string | Uint8Array;
 
 /** Our index as the import writes it to KV. */
 export interface OurIndex {
-  /** Every KV entry, the pointer included (what `wrangler kv bulk put` would receive). */
+  /** Every KV entry the lookup reads, the pointer included (the admin catalogue is counted apart). */
   entries: ReadonlyMap<string, KvValue>;
+  /** Bytes of the admin catalogue the import writes beside the index (never read by a lookup). */
+  catalogueBytes: number;
   /** The isolate cache's bounds, in the units of `cacheSize`: a hot pass keeps within them. */
   cache: { entries: number; size: number };
 }
@@ -48,11 +43,14 @@ export interface OurIndex {
 /** Builds our index exactly as `npm run psap:import` does (timed by the caller). */
 export function buildOurIndex(dataset: PsapDataset, version: string): OurIndex {
   const built = buildIndex(dataset, { version });
-  const entries = new Map<string, KvValue>(built.buckets);
+  const entries = new Map<string, KvValue>(built.entries);
   entries.set(built.pointerKey, built.pointerValue);
+  let catalogueBytes = 0;
+  for (const [k, v] of built.catalogue) catalogueBytes += Buffer.byteLength(k) + Buffer.byteLength(v);
   return {
     entries,
-    cache: { entries: PSAP_LIMITS.bucketCacheMaxEntries, size: PSAP_LIMITS.bucketCacheMaxChars },
+    catalogueBytes,
+    cache: { entries: PSAP_LIMITS.entryCacheMaxEntries, size: PSAP_LIMITS.entryCacheMaxChars },
   };
 }
 
@@ -74,7 +72,7 @@ export function forgetOurCaches(): void {
 /** The brute-force reference: the exact answer ours must give, by scanning everything. */
 export function referenceLookup(dataset: PsapDataset): (q: QueryPoint) => PsapRecord[] {
   const reference = prepareReference(dataset);
-  return (q) => bruteForceLookup(reference, q);
+  return (q) => bruteForceLookup(reference, q).psaps;
 }
 
 /** geokdbush's k nearest (indexes into `dataset.psaps`), its index built up front. */
@@ -119,9 +117,9 @@ export function sameDistances(a: readonly number[], b: readonly number[], epsKm 
 }
 
 // ---------------------------------------------------------------------------------------------
-// The data set as generic tables, for PostGIS (postgis/load.ts): PSAPs, areas of a kind with an
-// ordered member list. Today's areas are `county` (registered county) and `boundary` (operator
-// polygon); the ranking of "Right PSAP first" adds `place` (city limits): map them here.
+// The data set as generic tables, for PostGIS (postgis/schema.ts): PSAPs, areas of a kind with an
+// ordered member list: `boundary` (operator polygon), `place` (city limits: the index's `city`),
+// `county`. Census-designated communities answer for nothing and are left out.
 
 export type AreaKindSql = "boundary" | "place" | "county";
 
@@ -165,6 +163,7 @@ export function sqlDatasetOf(dataset: PsapDataset): SqlDataset {
   }));
   const areas: SqlArea[] = [];
   for (const a of dataset.areas) {
+    if (a.kind === "community") continue;
     // Through the index's own encoding, so the SQL sees the very vertices the lookup tests.
     const geometry = decodeRings(encodeRings(a.rings));
     if (geometry.rings.length === 0) continue;
@@ -177,7 +176,13 @@ export function sqlDatasetOf(dataset: PsapDataset): SqlDataset {
       const i = indexOf.get(id);
       return i === undefined ? [] : [i];
     });
-    areas.push({ id: a.id, kind: a.kind, rings, refLon: geometry.refLon, members });
+    areas.push({
+      id: a.id,
+      kind: a.kind === "city" ? "place" : a.kind,
+      rings,
+      refLon: geometry.refLon,
+      members,
+    });
   }
   return { psaps, areas };
 }

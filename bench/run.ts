@@ -141,7 +141,7 @@ async function main(): Promise<number> {
 
   const dataDir = psapDataDir(values.data);
   const haveFcc = !("missing" in fccFiles(dataDir));
-  const sets: [DatasetName, () => PsapDataset][] = [];
+  const sets: [DatasetName, () => PsapDataset | Promise<PsapDataset>][] = [];
   if (haveFcc) sets.push(["fcc", () => loadFccDataset(dataDir)]);
   else log(`FCC data not found in ${dataDir}: skipped (set PSAP_DATA_DIR or --data)`);
   sets.push(["synthetic-100k", () => syntheticDataset({ n: 100_000, seed })]);
@@ -170,7 +170,7 @@ async function main(): Promise<number> {
     try {
       for (const [name, load] of sets.filter(([n]) => wanted.has(n))) {
         log(`data set ${name}`);
-        const dataset = load();
+        const dataset = await load();
         const p = plan.lookup[name];
         info.points = { ...info.points, [name]: p };
         let points = queryPoints(p.queries, seed);
@@ -237,7 +237,7 @@ async function main(): Promise<number> {
   const needServer = only.has("lookup") || only.has("e2e") || only.has("load");
   const serving = needServer
     ? haveFcc
-      ? loadFccDataset(dataDir)
+      ? await loadFccDataset(dataDir)
       : syntheticDataset({ n: 6_500, seed })
     : undefined;
   const index = serving ? buildOurIndex(serving, haveFcc ? "bench-fcc" : "bench-small") : undefined;

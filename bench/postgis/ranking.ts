@@ -1,20 +1,15 @@
 // The queries PostGIS is timed on, written once with named parameters so that the same text runs as
 // a prepared statement from Node ($1..$4) and as static SQL in the PL/pgSQL timing loop (variables).
 //
-// `rankedSql` is today's ranking of src/psap/rank.ts, written as a conventional backend would:
-//   1. area matches first: PSAPs that are members of an area (county, boundary) that contains the
-//      fix or whose border is within the tolerance (the lookup's own test: an odd number of rings
-//      contain the fix, or a ring's outline is within the tolerance in the fix's local
-//      equirectangular plane, area.ts); then the nearest others, primaries first, each type by
-//      distance (geography KNN on the GiST index fetches the candidates);
-//   2. within a group: primaries first, then distance (our haversine), then id; nothing beyond
-//      500 km.
-// For the ranking of "Right PSAP first" (SPEC section 4), change only the `member` and `ranked`
-// parts: the tables already hold what it needs (area kinds boundary/place/county, each area's
-// ordered member list in area_members.ord, psaps.jurisdiction and psaps.handled_by). The group is
-// the area kind (boundary 0, place 1, county 2, nearest 3); whether the fix itself is inside
-// (`inside` below) orders areas reached only through the tolerance after; then type with each
-// secondary after its handled_by primary, jurisdiction order in area groups, distance.
+// `rankedSql` is the ranking of SPEC section 4 (src/psap/rank.ts), written as a conventional backend would:
+//   1. group: the areas whose shape contains the fix or whose border is within the tolerance (the
+//      lookup's own test, geometry.ts: an odd number of rings contain the fix; a ring's outline within
+//      the tolerance in the fix's local equirectangular plane), boundary 0, place (city limits) 1,
+//      county 2, each PSAP in its best part (group * 2 + 1 when only the tolerance reaches it);
+//   2. within a part: primaries by (jurisdiction, distance, id), each secondary right after its own
+//      handled_by primary when that primary is in the same part, the other secondaries after them;
+//   3. then the nearest others, primaries first, each type by distance (geography KNN on the GiST
+//      index fetches the candidates); nothing beyond 500 km.
 import { EARTH_RADIUS_KM, KM_PER_DEGREE, MAX_DISTANCE_KM } from "../lookup-contenders.ts";
 
 export interface SqlParams {
@@ -46,23 +41,26 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
       * sin((lon2 - lon1) * (pi() / 180) / 2) * sin((lon2 - lon1) * (pi() / 180) / 2))))
 $$;
 
--- The lookup's area test (area.ts): inside (an odd number of rings contain the fix) or a ring's
--- outline within the tolerance, measured in the fix's local equirectangular plane (km). In
--- PL/pgSQL so that its plans stay cached for the session, as a tuned backend would write it.
-CREATE OR REPLACE FUNCTION bench_area_within(area text, ref_lon float8, lon float8, lat float8, tol_km float8)
-RETURNS boolean LANGUAGE plpgsql STABLE AS $$
+-- The lookup's area test (geometry.ts): 0 when the fix is inside (an odd number of rings contain it),
+-- 1 when only a ring's outline is within the tolerance, measured in the fix's local equirectangular
+-- plane (km), -1 otherwise. In PL/pgSQL so that its plans stay cached for the session.
+CREATE OR REPLACE FUNCTION bench_area_level(area text, ref_lon float8, lon float8, lat float8, tol_km float8)
+RETURNS integer LANGUAGE plpgsql STABLE AS $$
 DECLARE
   x float8 := lon + 360 * round((ref_lon - lon) / 360);
   kx float8 := cos(lat * (pi() / 180)) * ${KM_PER_DEGREE}::float8;
   ky float8 := ${KM_PER_DEGREE}::float8;
 BEGIN
+  IF (SELECT count(*) FROM area_rings r
+      WHERE r.area_id = area AND ST_Intersects(r.ring, ST_SetSRID(ST_MakePoint(x, lat), 4326))) % 2 = 1 THEN
+    RETURN 0;
+  END IF;
   IF EXISTS (SELECT 1 FROM area_rings r WHERE r.area_id = area
              AND ST_DWithin(ST_Affine(r.outline, kx, 0, 0, ky, -x * kx, -lat * ky),
                             'SRID=4326;POINT(0 0)'::geometry, tol_km)) THEN
-    RETURN true;
+    RETURN 1;
   END IF;
-  RETURN (SELECT count(*) FROM area_rings r
-          WHERE r.area_id = area AND ST_Intersects(r.ring, ST_SetSRID(ST_MakePoint(x, lat), 4326))) % 2 = 1;
+  RETURN -1;
 END $$;
 `;
 
@@ -76,37 +74,54 @@ export function knnSql(p: SqlParams): string {
   return `SELECT idx FROM psaps ORDER BY geog <-> ${point(p, "geography")} LIMIT ${p.lim}`;
 }
 
-/** Today's ranking (see the top of this file). Columns, best first: idx, km, match. */
+/** The ranking (see the top of this file). Columns, best first: idx, km, match. */
 export function rankedSql(p: SqlParams): string {
   const tDeg = `(${p.tol} / ${KM_PER_DEGREE}::float8)`;
   const tLon = `(${tDeg} / greatest(cos(${p.lat} * (pi() / 180)), 1e-9) * 1.000001 + 1e-9)`;
   const tLat = `(${tDeg} * 1.000001 + 1e-9)`;
   const box = `ST_MakeEnvelope(${p.lon} - ${tLon}, ${p.lat} - ${tLat}, ${p.lon} + ${tLon}, ${p.lat} + ${tLat}, 4326)`;
   const nearest = (typeRank: number) => `
-    SELECT c.idx, c.id, c.type_rank, bench_km(${p.lat}, ${p.lon}, c.lat, c.lon) AS km, 'nearest' AS match, 1 AS grp
-    FROM (SELECT idx, id, type_rank, lat, lon FROM psaps WHERE type_rank = ${typeRank}
+    SELECT c.idx, c.id, bench_km(${p.lat}, ${p.lon}, c.lat, c.lon) AS km, 'nearest' AS match,
+           6 AS part, ${typeRank} AS block, 0 AS k1, 0::float8 AS k2, ''::text AS k3, 0 AS k4, 0 AS k5
+    FROM (SELECT idx, id, lat, lon FROM psaps WHERE type_rank = ${typeRank}
           ORDER BY geog <-> ${point(p, "geography")}
           LIMIT ${p.lim} + (SELECT count(*) FROM member)) c
     WHERE NOT EXISTS (SELECT 1 FROM member m WHERE m.idx = c.idx)`;
   return `
 WITH hit AS (
-  SELECT a.id, a.kind FROM areas a
-  WHERE a.bbox && ${box} AND bench_area_within(a.id, a.ref_lon, ${p.lon}, ${p.lat}, ${p.tol})
+  SELECT a.id, a.kind, bench_area_level(a.id, a.ref_lon, ${p.lon}, ${p.lat}, ${p.tol}) AS level FROM areas a
+  WHERE a.bbox && ${box}
 ),
 member AS (
-  SELECT m.psap_idx AS idx, min(CASE h.kind WHEN 'boundary' THEN 0 ELSE 1 END) AS kind_rank
+  SELECT m.psap_idx AS idx,
+         min(CASE h.kind WHEN 'boundary' THEN 0 WHEN 'place' THEN 2 ELSE 4 END + h.level) AS part
   FROM hit h JOIN area_members m ON m.area_id = h.id
+  WHERE h.level >= 0
   GROUP BY m.psap_idx
 ),
-ranked AS (
-  SELECT p.idx, p.id, p.type_rank, bench_km(${p.lat}, ${p.lon}, p.lat, p.lon) AS km,
-         CASE m.kind_rank WHEN 0 THEN 'boundary' ELSE 'county' END AS match, 0 AS grp
+reach AS (
+  SELECT p.idx, p.id, p.type_rank, p.jur_rank, p.handled_by, m.part,
+         bench_km(${p.lat}, ${p.lon}, p.lat, p.lon) AS km
   FROM member m JOIN psaps p ON p.idx = m.idx
+),
+within AS (SELECT * FROM reach WHERE km <= ${MAX_DISTANCE_KM}),
+keyed AS (
+  -- A primary and the secondaries that follow it share its key; they come after it (k4), by their own.
+  SELECT r.idx, r.id, r.km,
+         CASE r.part >> 1 WHEN 0 THEN 'boundary' WHEN 1 THEN 'city' ELSE 'county' END AS match, r.part,
+         CASE WHEN r.type_rank = 0 OR lead.idx IS NOT NULL THEN 0 ELSE 1 END AS block,
+         coalesce(lead.jur_rank, r.jur_rank) AS k1, coalesce(lead.km, r.km) AS k2, coalesce(lead.id, r.id) AS k3,
+         CASE WHEN lead.idx IS NULL THEN 0 ELSE 1 END AS k4, r.jur_rank AS k5
+  FROM within r
+  LEFT JOIN within lead ON r.type_rank = 1 AND lead.type_rank = 0 AND lead.id = r.handled_by AND lead.part = r.part
+),
+ranked AS (
+  SELECT idx, id, km, match, part, block, k1, k2, k3, k4, k5 FROM keyed
   UNION ALL ${nearest(0)}
   UNION ALL ${nearest(1)}
 )
 SELECT idx, km, match FROM ranked
 WHERE km <= ${MAX_DISTANCE_KM}
-ORDER BY grp, type_rank, km, id
+ORDER BY part, block, k1, k2, k3, k4, k5, km, id
 LIMIT ${p.lim}`;
 }

@@ -13,6 +13,7 @@ CREATE TABLE psaps (
   type text NOT NULL CHECK (type IN ('primary', 'secondary')),
   type_rank smallint NOT NULL,      -- 0 primary, 1 secondary
   jurisdiction text NOT NULL,
+  jur_rank smallint NOT NULL,       -- county 0, regional 1, state 2, municipal 3, special 4 (SPEC section 4)
   handled_by text,
   lat float8 NOT NULL,
   lon float8 NOT NULL,
@@ -91,8 +92,11 @@ export async function loadDataset(client: pg.Client, data: SqlDataset): Promise<
   for (let i = 0; i < data.psaps.length; i += BATCH) {
     const batch = data.psaps.slice(i, i + BATCH);
     await client.query(
-      `INSERT INTO psaps (idx, id, type, type_rank, jurisdiction, handled_by, lat, lon, geog)
-       SELECT idx, id, type, CASE type WHEN 'primary' THEN 0 ELSE 1 END, jurisdiction, handled_by, lat, lon,
+      `INSERT INTO psaps (idx, id, type, type_rank, jurisdiction, jur_rank, handled_by, lat, lon, geog)
+       SELECT idx, id, type, CASE type WHEN 'primary' THEN 0 ELSE 1 END, jurisdiction,
+              CASE jurisdiction WHEN 'county' THEN 0 WHEN 'regional' THEN 1 WHEN 'state' THEN 2
+                                WHEN 'municipal' THEN 3 ELSE 4 END,
+              handled_by, lat, lon,
               ST_SetSRID(ST_MakePoint(lon, lat), 4326)::geography
        FROM unnest($1::integer[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[])
          AS t(idx, id, type, jurisdiction, handled_by, lat, lon)`,

@@ -13,6 +13,7 @@ import {
   OUTSIDE,
   toleranceKm,
 } from "../../src/psap/geometry.ts";
+import { isOutsideUs } from "../../src/psap/where.ts";
 import type { AreaKind, IndexedPsap, PsapDataset } from "../index/dataset.ts";
 
 interface ReferenceArea {
@@ -133,6 +134,8 @@ export function bruteForceLookup(
     }
     keyed.push({ i, key: [pt, 1, j, d, p.id], match });
   });
+  // SPEC: a fix abroad gets no US PSAP, unless the US is within its accuracy (the same country data as the lookup).
+  if (!county && !place && isOutsideUs(lat, lon, t, false)) return { psaps: [], place, county };
   keyed.sort((a, b) => compareKeys(a.key, b.key));
   const psaps = keyed.slice(0, Math.max(0, limit)).map(({ i, match }) => {
     const p = reference.psaps[i] as IndexedPsap;

@@ -28,7 +28,19 @@ const square = (lon: number, lat: number, r: number): Ring => [
 
 /** A small synthetic set with service areas where the fixes are: counties, boundaries, a holed one. */
 function tinyDatasetWithAreas(): { dataset: PsapDataset; points: ReturnType<typeof queryPoints> } {
-  const base = syntheticDataset({ n: 400, seed: 21 });
+  const generated = syntheticDataset({ n: 400, seed: 21 });
+  // Every jurisdiction, and secondaries that follow a primary, so that every step of the ranking is exercised.
+  const jurisdictions = ["county", "regional", "state", "municipal", "special"] as const;
+  const primaries = generated.psaps.filter((p: IndexedPsap) => p.type === "primary");
+  const base = {
+    ...generated,
+    psaps: generated.psaps.map((p: IndexedPsap, i: number) => ({
+      ...p,
+      jurisdiction: jurisdictions[i % jurisdictions.length] as IndexedPsap["jurisdiction"],
+      handled_by:
+        p.type === "secondary" && i % 3 !== 0 ? (primaries[(i * 7) % primaries.length]?.id ?? null) : null,
+    })),
+  };
   const points = queryPoints(120, 21);
   const areas = points.slice(0, 40).map((q, i) => {
     // Of varied size; a third of the fixes just outside the west border (about 0.35 km: inside
@@ -45,7 +57,9 @@ function tinyDatasetWithAreas(): { dataset: PsapDataset; points: ReturnType<type
     const rings = i % 5 === 4 ? [square(lon, lat, r), square(lon, lat, r / 3)] : [square(lon, lat, r)];
     return {
       id: `A${i}`,
-      kind: i % 6 === 5 ? ("boundary" as const) : ("county" as const),
+      kind: i % 6 === 5 ? ("boundary" as const) : i % 3 === 1 ? ("city" as const) : ("county" as const),
+      name: `Area ${i}`,
+      state: "ZZ",
       rings,
       psapIds: near,
     };
