@@ -1,7 +1,7 @@
 // A small least-recently-used cache, bounded by entry count and by a caller-given size.
 
 export class LruCache<V> {
-  private readonly map = new Map<string, { value: V; size: number }>();
+  private map = new Map<string, { value: V; size: number }>();
   private total = 0;
   private readonly maxEntries: number;
   private readonly maxSize: number;
@@ -40,7 +40,9 @@ export class LruCache<V> {
   }
 
   clear(): void {
-    this.map.clear();
+    // A fresh map, not Map.prototype.clear(): V8 keeps a cleared map's old table (in the old
+    // generation) pointing at the dropped values, so scavenges would copy and promote them.
+    this.map = new Map();
     this.total = 0;
   }
 }

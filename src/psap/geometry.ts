@@ -21,6 +21,11 @@ export type Ring = ReadonlyArray<readonly [number, number]>;
 /** A decoded ring set: interleaved lon, lat in degrees per ring, and the bounding box. */
 export interface AreaGeometry {
   rings: Float64Array[];
+  /**
+   * Per ring, the box of each run of CHUNK edges [minLon, maxLon, minLat, maxLat, ...]: a fix tests only
+   * the runs that can cross its ray or come within its tolerance (exact: a skipped run could do neither).
+   */
+  chunks: Float64Array[];
   refLon: number;
   minLon: number;
   maxLon: number;
@@ -128,7 +133,34 @@ export function decodeRings(encoded: readonly string[]): AreaGeometry {
     }
     if (ring.length >= 6) rings.push(ring);
   }
-  return { rings, refLon: rings[0]?.[0] ?? 0, minLon, maxLon, minLat, maxLat };
+  return { rings, chunks: rings.map(chunkBoxes), refLon: rings[0]?.[0] ?? 0, minLon, maxLon, minLat, maxLat };
+}
+
+/** Edges per chunk of a ring (edge e runs from vertex e - 1 to vertex e, the first from the last vertex). */
+export const CHUNK = 16;
+
+function chunkBoxes(ring: Float64Array): Float64Array {
+  const n = ring.length / 2;
+  const count = Math.ceil(n / CHUNK);
+  const boxes = new Float64Array(count * 4);
+  for (let c = 0; c < count; c++) {
+    let minX = Number.POSITIVE_INFINITY;
+    let maxX = Number.NEGATIVE_INFINITY;
+    let minY = Number.POSITIVE_INFINITY;
+    let maxY = Number.NEGATIVE_INFINITY;
+    const end = Math.min((c + 1) * CHUNK, n);
+    for (let v = c * CHUNK - 1; v < end; v++) {
+      const k = ((v + n) % n) * 2;
+      const x = ring[k] as number;
+      const y = ring[k + 1] as number;
+      if (x < minX) minX = x;
+      if (x > maxX) maxX = x;
+      if (y < minY) minY = y;
+      if (y > maxY) maxY = y;
+    }
+    boxes.set([minX, maxX, minY, maxY], c * 4);
+  }
+  return boxes;
 }
 
 /** The bounding box of encoded rings in storage units [minLon, minLat, maxLon, maxLat] (for an entry's area tuple). */
@@ -171,35 +203,53 @@ export function areaLevel(area: AreaGeometry, lat: number, lon: number, toleranc
   const kx = cosLat * KM_PER_DEGREE;
   const t = toleranceKm;
   const t2 = t * t;
+  // Chunk boxes are skipped conservatively: a hair of slack on the distance, and a crossing is only
+  // ruled out when the whole run lies left of the fix by more than rounding could move it.
+  const slack = t * 1e-9 + 1e-9;
   let inside = false;
   let near = false;
-  for (const ring of area.rings) {
+  area.rings.forEach((ring, r) => {
     const n = ring.length;
-    let bx = ((ring[n - 2] as number) + shift - lon) * kx;
-    let by = ((ring[n - 1] as number) - lat) * KM_PER_DEGREE;
-    for (let i = 0; i < n; i += 2) {
-      const ax = bx;
-      const ay = by;
-      bx = ((ring[i] as number) + shift - lon) * kx;
-      by = ((ring[i + 1] as number) - lat) * KM_PER_DEGREE;
-      if (ay > 0 !== by > 0) {
-        const xCross = ax + ((0 - ay) * (bx - ax)) / (by - ay);
-        if (xCross > 0) inside = !inside;
+    const boxes = area.chunks[r] as Float64Array;
+    for (let c = 0; c * 4 < boxes.length; c++) {
+      const x0 = ((boxes[c * 4] as number) + shift - lon) * kx;
+      const x1 = ((boxes[c * 4 + 1] as number) + shift - lon) * kx;
+      const y0 = ((boxes[c * 4 + 2] as number) - lat) * KM_PER_DEGREE;
+      const y1 = ((boxes[c * 4 + 3] as number) - lat) * KM_PER_DEGREE;
+      const mayCross = y0 <= 0 && y1 > 0 && x1 > -slack;
+      const dx = x0 > 0 ? x0 : x1 < 0 ? -x1 : 0;
+      const dy = y0 > 0 ? y0 : y1 < 0 ? -y1 : 0;
+      const mayNear = !near && dx * dx + dy * dy <= t2 + slack;
+      if (!mayCross && !mayNear) continue;
+      const first = c * CHUNK * 2;
+      const last = Math.min((c + 1) * CHUNK * 2, n);
+      const prev = first === 0 ? n - 2 : first - 2;
+      let bx = ((ring[prev] as number) + shift - lon) * kx;
+      let by = ((ring[prev + 1] as number) - lat) * KM_PER_DEGREE;
+      for (let i = first; i < last; i += 2) {
+        const ax = bx;
+        const ay = by;
+        bx = ((ring[i] as number) + shift - lon) * kx;
+        by = ((ring[i + 1] as number) - lat) * KM_PER_DEGREE;
+        if (ay > 0 !== by > 0) {
+          const xCross = ax + ((0 - ay) * (bx - ax)) / (by - ay);
+          if (xCross > 0) inside = !inside;
+        }
+        // Distance to the edge only when its box comes within the tolerance (most edges are far).
+        if (near || (ay > t && by > t) || (ay < -t && by < -t) || (ax > t && bx > t) || (ax < -t && bx < -t))
+          continue;
+        const ex = bx - ax;
+        const ey = by - ay;
+        const len2 = ex * ex + ey * ey;
+        let u = len2 > 0 ? -(ax * ex + ay * ey) / len2 : 0;
+        if (u < 0) u = 0;
+        else if (u > 1) u = 1;
+        const px = ax + u * ex;
+        const py = ay + u * ey;
+        if (px * px + py * py <= t2) near = true;
       }
-      // Distance to the edge only when its box comes within the tolerance (most edges are far).
-      if (near || (ay > t && by > t) || (ay < -t && by < -t) || (ax > t && bx > t) || (ax < -t && bx < -t))
-        continue;
-      const dx = bx - ax;
-      const dy = by - ay;
-      const len2 = dx * dx + dy * dy;
-      let u = len2 > 0 ? -(ax * dx + ay * dy) / len2 : 0;
-      if (u < 0) u = 0;
-      else if (u > 1) u = 1;
-      const px = ax + u * dx;
-      const py = ay + u * dy;
-      if (px * px + py * py <= t2) near = true;
     }
-  }
+  });
   return inside ? INSIDE : near ? NEAR_BORDER : OUTSIDE;
 }
 

@@ -6,6 +6,7 @@
 // the area groups, jurisdiction county, regional, state, municipal, special; (5) distance; then id,
 // so that the order is total. The nearest group is sorted by type, then distance, then id.
 import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
+import { areasNear } from "./decode.ts";
 import {
   AREA_BOUNDARY,
   AREA_CITY,
@@ -47,6 +48,19 @@ export interface RankableEntry {
   /** ...with a lower bound of that distance, metres. */
   nearestBoundM: readonly number[];
   areas: readonly EntryArea[];
+  /** Which areas can reach each cell of a grid over the entry (decode.ts): a fix tests only its cell's. */
+  grid: AreaGrid;
+}
+
+/** A grid over an entry's areas, each cell listing (in entry order) the areas that can reach it. */
+export interface AreaGrid {
+  minLon: number;
+  maxLon: number;
+  minLat: number;
+  maxLat: number;
+  /** Longitude the grid's frame is unwrapped around. */
+  refLon: number;
+  cells: number[][];
 }
 
 export interface Ranked {
@@ -88,7 +102,8 @@ export function rankEntry(
   const km = new Float64Array(n).fill(-1);
   const tDeg = toleranceKm / KM_PER_DEGREE;
   const cosLat = Math.cos((lat * Math.PI) / 180);
-  for (const area of entry.areas) {
+  for (const a of areasNear(entry, lat, lon)) {
+    const area = entry.areas[a] as EntryArea;
     if (!mayReach(area, lat, lon, tDeg, cosLat)) continue;
     area.geometry ??= decodeRings(area.rings);
     const level = areaLevel(area.geometry, lat, lon, toleranceKm);
