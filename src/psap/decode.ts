@@ -49,10 +49,10 @@ function areaGrid(areas: readonly EntryArea[], lat: number, lon: number, toleran
   const tLat = (toleranceKm / KM_PER_DEGREE) * 1.001 + 1e-6;
   const boxes = areas.map((a) => {
     const shift = -360 * Math.round(((a.minLon + a.maxLon) / 2 - lon) / 360);
-    const cos = Math.max(
-      1e-6,
-      Math.min(Math.cos((a.minLat * Math.PI) / 180), Math.cos((a.maxLat * Math.PI) / 180)),
-    );
+    // The smallest cosine over every latitude a fix within the tolerance can have: the widest margin.
+    const lo = Math.max(-90, a.minLat - tLat);
+    const hi = Math.min(90, a.maxLat + tLat);
+    const cos = Math.max(1e-6, Math.min(Math.cos((lo * Math.PI) / 180), Math.cos((hi * Math.PI) / 180)));
     const tLon = Math.min(360, tLat / cos);
     const b = [a.minLon + shift - tLon, a.maxLon + shift + tLon, a.minLat - tLat, a.maxLat + tLat] as const;
     minLon = Math.min(minLon, b[0]);

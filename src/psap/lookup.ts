@@ -115,18 +115,22 @@ async function readPointer(store: PsapIndexStore, cached: Pointer | undefined): 
   return pointer;
 }
 
-function loadEntry(store: PsapIndexStore, key: string): RankableEntry | Promise<RankableEntry> {
+function loadEntry(
+  store: PsapIndexStore,
+  key: string,
+  maxToleranceKm: number,
+): RankableEntry | Promise<RankableEntry> {
   const hit = entries.get(key);
   if (hit) return hit;
   let pending = entryReads.get(key);
   if (!pending) {
-    pending = readEntry(store, key).finally(() => entryReads.delete(key));
+    pending = readEntry(store, key, maxToleranceKm).finally(() => entryReads.delete(key));
     entryReads.set(key, pending);
   }
   return pending;
 }
 
-async function readEntry(store: PsapIndexStore, key: string): Promise<RankableEntry> {
+async function readEntry(store: PsapIndexStore, key: string, maxToleranceKm: number): Promise<RankableEntry> {
   let text: string | null;
   try {
     text = await store.get(key, "text");
@@ -137,7 +141,7 @@ async function readEntry(store: PsapIndexStore, key: string): Promise<RankableEn
   if (text === null) throw new PsapLookupFailedError("A PSAP index entry is missing");
   let entry: RankableEntry;
   try {
-    entry = decodeEntry(text);
+    entry = decodeEntry(text, maxToleranceKm);
   } catch (cause) {
     if (cause instanceof MalformedIndexError || cause instanceof MalformedRingError) {
       throw new PsapLookupFailedError("A PSAP index entry is corrupt", { cause });
@@ -204,7 +208,7 @@ export async function lookupPsaps(
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
   if (located.kind === "empty") return outside();
   const key = entryKey(manifest.version, located.node);
-  const cachedEntry = loadEntry(store, key);
+  const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
   const ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
   // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
