@@ -1,7 +1,7 @@
-// `npm run bench [-- --quick] [--only sdk,lookup,postgis,e2e,load] [--datasets ...] [--data DIR]
+// `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,load] [--datasets ...] [--data DIR]
 // [--seed N] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
 // (the issue's shape), latest-detail.json (everything else measured), a copy in results/history,
-// and the README's Performance section, generated from those figures.
+// the README's Performance section, generated from those figures; `accuracy` writes its own section and results/accuracy.json.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, constants as osConstants } from "node:os";
@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { getHeapStatistics } from "node:v8";
+import { accuracyMarkdown, benchAccuracy, replaceAccuracySection } from "./accuracy-run.ts";
 import { benchE2e } from "./e2e.ts";
 import { fccFiles, loadFccDataset, psapDataDir, REPO_ROOT } from "./fcc.ts";
 import { checkGoals } from "./goals.ts";
@@ -33,7 +34,7 @@ import { benchSdkSize } from "./sdk-size.ts";
 import { startServer } from "./server.ts";
 import { queryPoints, syntheticDataset } from "./synthetic.ts";
 
-const PARTS = ["sdk", "lookup", "postgis", "e2e", "load"] as const;
+const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "load"] as const;
 type Part = (typeof PARTS)[number];
 const RESULTS_DIR = join(REPO_ROOT, "bench", "results");
 const LATEST = join(RESULTS_DIR, "latest.json");
@@ -129,6 +130,23 @@ async function main(): Promise<number> {
   };
   let failures = 0;
   const machine = { cpus: availableParallelism(), node: process.version, date: new Date().toISOString() };
+
+  if (only.has("accuracy")) {
+    log("accuracy against real places (bench/truth/)");
+    const dir = psapDataDir(values.data);
+    if ("missing" in fccFiles(dir)) {
+      log(`  accuracy: ${dir} has no full-resolution data: skipped (set PSAP_DATA_DIR or --data)`);
+    } else {
+      const bench = await benchAccuracy(REPO_ROOT, dir, log);
+      mkdirSync(RESULTS_DIR, { recursive: true });
+      writeFileSync(join(RESULTS_DIR, "accuracy.json"), `${JSON.stringify(bench, null, 2)}\n`);
+      const markdown = accuracyMarkdown(bench, machine.date.slice(0, 16).replace("T", " "));
+      replaceAccuracySection(README, markdown);
+      console.log(`\n${markdown}`);
+    }
+    // Accuracy alone is a complete run of its own: nothing else to write.
+    if (only.size === 1) return 0;
+  }
 
   let sdk = prev.sdk;
   if (only.has("sdk")) {
