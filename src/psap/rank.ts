@@ -96,10 +96,10 @@ export function rankEntry(
 ): Ranked {
   let place: EntryArea | null = null;
   let county: EntryArea | null = null;
-  const n = entry.psaps.length;
+  const scratch = scratchFor(entry.psaps.length);
   // Best part (group * 2 + level) of each PSAP reached through an area; NO_PART for the others.
-  const partOf = new Uint8Array(n).fill(NO_PART);
-  const km = new Float64Array(n).fill(-1);
+  const partOf = scratch.partOf;
+  const touched: number[] = [];
   const tDeg = toleranceKm / KM_PER_DEGREE;
   const cosLat = Math.cos((lat * Math.PI) / 180);
   for (const a of areasNear(entry, lat, lon)) {
@@ -114,24 +114,74 @@ export function rankEntry(
     }
     if (area.kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
     const part = groupOf(area.kind) * 2 + level;
-    for (const m of area.members) if (part < (partOf[m] as number)) partOf[m] = part;
-  }
-  const distance = (i: number): number => {
-    let d = km[i] as number;
-    if (d < 0) {
-      const p = entry.psaps[i] as IndexedPsap;
-      d = haversineKm(lat, lon, p.latitude, p.longitude);
-      km[i] = d;
+    for (const m of area.members) {
+      const seen = partOf[m] as number;
+      if (seen === NO_PART) touched.push(m);
+      if (part < seen) partOf[m] = part;
     }
+  }
+  const stamp = scratch.nextStamp();
+  const distance = (i: number): number => {
+    if (scratch.kmStamp[i] === stamp) return scratch.km[i] as number;
+    const p = entry.psaps[i] as IndexedPsap;
+    const d = haversineKm(lat, lon, p.latitude, p.longitude);
+    scratch.km[i] = d;
+    scratch.kmStamp[i] = stamp;
     return d;
   };
   const out: PsapRecord[] = [];
-  if (limit <= 0) return { psaps: out, place, county };
+  try {
+    if (limit > 0) rankInto(entry, partOf, touched, distance, limit, maxDistanceKm, lat, lon, out);
+  } finally {
+    // The scratch buffers are shared by every lookup of the isolate: leave them as found.
+    for (const m of touched) partOf[m] = NO_PART;
+  }
+  return { psaps: out, place, county };
+}
 
+/** Scratch buffers reused by every lookup (no allocation per PSAP of an entry on the hot path). */
+interface Scratch {
+  partOf: Uint8Array;
+  km: Float64Array;
+  kmStamp: Uint32Array;
+  nextStamp(): number;
+}
+
+let shared: Scratch | null = null;
+
+function scratchFor(size: number): Scratch {
+  if (shared && shared.partOf.length >= size) return shared;
+  const capacity = Math.max(size, (shared?.partOf.length ?? 0) * 2, 256);
+  let stamp = 0;
+  const kmStamp = new Uint32Array(capacity);
+  shared = {
+    partOf: new Uint8Array(capacity).fill(NO_PART),
+    km: new Float64Array(capacity),
+    kmStamp,
+    nextStamp() {
+      stamp = stamp === 0xffffffff ? 1 : stamp + 1;
+      if (stamp === 1) kmStamp.fill(0);
+      return stamp;
+    },
+  };
+  return shared;
+}
+
+function rankInto(
+  entry: RankableEntry,
+  partOf: Uint8Array,
+  touched: readonly number[],
+  distance: (i: number) => number,
+  limit: number,
+  maxDistanceKm: number,
+  lat: number,
+  lon: number,
+  out: PsapRecord[],
+): void {
   const parts: number[][] = [[], [], [], [], [], []];
-  for (let i = 0; i < n; i++) {
+  for (const i of touched) {
     const part = partOf[i] as number;
-    if (part !== NO_PART && distance(i) <= maxDistanceKm) parts[part]?.push(i);
+    if (distance(i) <= maxDistanceKm) parts[part]?.push(i);
   }
   for (let part = 0; part < parts.length && out.length < limit; part++) {
     const members = parts[part] as number[];
@@ -170,7 +220,6 @@ export function rankEntry(
     }
     for (const i of best) out.push(toRecord(entry.psaps[i] as IndexedPsap, distance(i), "nearest"));
   }
-  return { psaps: out, place, county };
 }
 
 function typeRank(entry: RankableEntry, i: number): number {
