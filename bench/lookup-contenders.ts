@@ -77,8 +77,19 @@ export function referenceLookup(dataset: PsapDataset): (q: QueryPoint) => PsapRe
 
 /** geokdbush's k nearest (indexes into `dataset.psaps`), its index built up front. */
 export function kdNearest(dataset: PsapDataset): (q: QueryPoint) => number[] {
-  const kd = new KDBush(dataset.psaps.length);
-  for (const p of dataset.psaps) kd.add(p.longitude, p.latitude);
+  const coordinates = new Float64Array(dataset.psaps.length * 2);
+  dataset.psaps.forEach((p, i) => {
+    coordinates[2 * i] = p.longitude;
+    coordinates[2 * i + 1] = p.latitude;
+  });
+  return kdNearestOf(coordinates);
+}
+
+/** The same, from longitude, latitude pairs (all a geokdbush isolate holds). */
+export function kdNearestOf(coordinates: Float64Array): (q: QueryPoint) => number[] {
+  const kd = new KDBush(coordinates.length / 2);
+  for (let i = 0; i + 1 < coordinates.length; i += 2)
+    kd.add(coordinates[i] as number, coordinates[i + 1] as number);
   kd.finish();
   return (q) => around(kd, q.longitude, q.latitude, K);
 }

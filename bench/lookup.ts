@@ -1,27 +1,27 @@
 // Lookup benchmark, every contender timed alike: the same seeded points, each point timed once, by
-// the same loop (`timeEach`). Hot: its data already in memory (ours: every bucket the points need
+// the same loop (`timeEach`). Hot: its data already in memory (ours: every entry the points need
 // cached; geokdbush: its index built; brute force: the data set in memory). Cold (ours): a fresh
-// isolate, the bucket read through the store and parsed, CPU time apart from the store's time.
+// isolate, the entry read through the store and parsed, CPU time apart from the store's time.
+// Ours and geokdbush each run in a worker thread holding only their own data (lookup-isolate.ts), as
+// a Workers isolate would; the brute force needs the whole data set and runs in the main thread.
 // Answers are checked while timed: ours against brute force record for record (hot and cold),
 // geokdbush's five distances against a plain scan.
 import { isDeepStrictEqual } from "node:util";
-import { BenchKvStore, type KvRead, valueBytes } from "./kv-store.ts";
+import { type KvRead, valueBytes } from "./kv-store.ts";
 import {
   buildOurIndex,
-  cacheSize,
   distancesKm,
-  forgetOurCaches,
   type KvValue,
-  kdNearest,
-  ourLookup,
   type PsapDataset,
   plainNearestKm,
   referenceLookup,
   sameDistances,
 } from "./lookup-contenders.ts";
+import { inIsolate } from "./lookup-isolate.ts";
 import type { LookupRow } from "./results.ts";
 import { percentiles, round } from "./stats.ts";
 import { type QueryPoint, queryPoints } from "./synthetic.ts";
+import { timeEach } from "./timing.ts";
 
 export interface LookupPlan {
   dataset: LookupRow["dataset"];
@@ -69,69 +69,17 @@ export interface LookupDetail {
   mismatches: string[];
 }
 
+export { cacheChunks, timeEach } from "./timing.ts";
+
 const WARMUP = 200;
 const now = () => performance.now();
 /** Collects garbage between passes when Node runs with --expose-gc (run.ts does), so no pass pays for another's. */
 const collect = () => (globalThis as { gc?: () => void }).gc?.();
 
-/**
- * Times `query` once per point, each call alone, with the same loop for every contender (a
- * promise is awaited inside the timed span: ours is async, as it is in the worker).
- */
-export async function timeEach<A>(
-  points: readonly QueryPoint[],
-  query: (q: QueryPoint, i: number) => A | Promise<A>,
-  onAnswer: (i: number, answer: A, us: number) => void = () => {},
-): Promise<number[]> {
-  const out: number[] = [];
-  for (let i = 0; i < points.length; i++) {
-    const q = points[i] as QueryPoint;
-    const t = now();
-    const r = query(q, i);
-    const answer = r instanceof Promise ? await r : r;
-    const us = (now() - t) * 1000;
-    out.push(us);
-    onAnswer(i, answer, us);
-  }
-  return out;
-}
-
 /** `count` indexes spread evenly over 0..n-1 (the same points whatever the order of passes). */
 export function spread(n: number, count: number): number[] {
   const c = Math.min(n, Math.max(0, count));
   return Array.from({ length: c }, (_, j) => Math.floor((j * n) / c));
-}
-
-/**
- * Groups consecutive points so that each group's entries fit the isolate cache together: warming
- * a group then timing it keeps every point's data in memory without repeating a point right after
- * its own load.
- */
-export function cacheChunks(
-  keysOf: readonly (readonly string[])[],
-  sizeOf: (key: string) => number,
-  limit: { entries: number; size: number },
-): number[][] {
-  const chunks: number[][] = [];
-  let current: number[] = [];
-  let keys = new Set<string>();
-  let size = 0;
-  const sum = (list: readonly string[]) => list.reduce((s, k) => s + sizeOf(k), 0);
-  keysOf.forEach((pointKeys, i) => {
-    let fresh = [...new Set(pointKeys)].filter((k) => !keys.has(k));
-    if (current.length > 0 && (keys.size + fresh.length > limit.entries || size + sum(fresh) > limit.size)) {
-      chunks.push(current);
-      current = [];
-      keys = new Set();
-      size = 0;
-      fresh = [...new Set(pointKeys)];
-    }
-    for (const k of fresh) keys.add(k);
-    size += sum(fresh);
-    current.push(i);
-  });
-  if (current.length > 0) chunks.push(current);
-  return chunks;
 }
 
 function p(values: readonly number[]): Record<50 | 99, number> {
@@ -169,92 +117,33 @@ export async function benchLookup(
     }
   }
   log(`  ${plan.dataset}: index built in ${buildS.toFixed(1)} s, ${index.entries.size} KV entries`);
-  const store = new BenchKvStore(index.entries);
-  t = now();
-  const kd = kdNearest(dataset);
-  const kdBuildS = (now() - t) / 1000;
   const reference = referenceLookup(dataset);
 
-  // Cold: a fresh isolate for every point (the pointer and the bucket read through the store).
-  for (const q of warmup) {
-    forgetOurCaches();
-    await ourLookup(store, q);
-  }
-  collect();
-  const coldAnswers: Awaited<ReturnType<typeof ourLookup>>[] = [];
-  const coldCpu: number[] = [];
-  const coldStore: number[] = [];
-  const reads: number[] = [];
-  const bytesRead: number[] = [];
-  const readsOf: KvRead[][] = [];
-  let storeBefore = 0;
-  const cold = await timeEach(
+  // Ours, cold then hot, in an isolate of its own that holds only the index entries.
+  const ours = await inIsolate({
+    kind: "ours",
+    entries: [...index.entries],
     points,
-    (q) => {
-      forgetOurCaches();
-      store.take();
-      storeBefore = store.storeMs;
-      return ourLookup(store, q);
-    },
-    (i, answer, us) => {
-      const storeUs = (store.storeMs - storeBefore) * 1000;
-      const log = store.take();
-      coldAnswers[i] = answer;
-      coldStore.push(storeUs);
-      coldCpu.push(us - storeUs);
-      reads.push(log.length);
-      bytesRead.push(log.reduce((s, r) => s + r.bytes, 0));
-      readsOf[i] = log;
-    },
-  );
-  log(`  ${plan.dataset}: cold pass done`);
-
-  // Hot: warm a group of points (their buckets fit the cache together), then time each once.
-  const chunks = cacheChunks(
-    readsOf.map((r) => r.map((x) => x.key)),
-    (key) => {
-      const v = store.value(key);
-      return v === undefined ? 0 : cacheSize(v);
-    },
-    { entries: index.cache.entries - 1, size: index.cache.size },
-  );
-  forgetOurCaches();
-  for (const q of warmup) await ourLookup(store, q);
-  collect();
-  const hot: number[] = [];
-  const hotByPoint = new Map<number, number>();
-  let dropped = 0;
-  for (const chunk of chunks) {
-    for (const i of chunk) await ourLookup(store, points[i] as QueryPoint);
-    const chunkPoints = chunk.map((i) => points[i] as QueryPoint);
-    let readsBefore = 0;
-    await timeEach(
-      chunkPoints,
-      (q) => {
-        readsBefore = store.reads;
-        return ourLookup(store, q);
-      },
-      (j, answer, us) => {
-        const i = chunk[j] as number;
-        if (store.reads !== readsBefore) dropped++;
-        else {
-          hot.push(us);
-          hotByPoint.set(i, us);
-        }
-        if (!isDeepStrictEqual(answer, coldAnswers[i])) mismatch(`point ${i}: hot answer differs from cold`);
-      },
-    );
-  }
-  store.take();
-  log(`  ${plan.dataset}: hot pass done (${chunks.length} groups)`);
-
-  // geokdbush: its index built, each point once.
-  for (const q of warmup) kd(q);
-  collect();
-  const geoIds: number[][] = [];
-  const geo = await timeEach(points, kd, (i, ids) => {
-    geoIds[i] = ids;
+    warmup,
+    cache: index.cache,
   });
+  const coldAnswers = ours.answers;
+  const { cold, coldCpu, coldStore, reads, bytesRead, readsOf, hot, dropped } = ours;
+  const hotByPoint = new Map(ours.hotByPoint);
+  for (const i of ours.hotDiffers) mismatch(`point ${i}: hot answer differs from cold`);
+  log(`  ${plan.dataset}: cold and hot passes done (${ours.chunks} groups)`);
+
+  // geokdbush: its index built in an isolate of its own that holds only the PSAPs' coordinates.
+  t = now();
+  const coordinates = new Float64Array(dataset.psaps.length * 2);
+  dataset.psaps.forEach((q, i) => {
+    coordinates[2 * i] = q.longitude;
+    coordinates[2 * i + 1] = q.latitude;
+  });
+  const kdResult = await inIsolate({ kind: "geokdbush", coordinates, points, warmup });
+  const kdBuildS = (now() - t) / 1000;
+  const geo = kdResult.times;
+  const geoIds = kdResult.ids;
 
   // Brute force: the reference ranking over the whole set (the very answer ours must give), and
   // the plain k-nearest scan; both checked against the others.
@@ -282,7 +171,7 @@ export async function benchLookup(
     values: new Map(),
   };
   for (const r of kv.points.flat()) {
-    const v = store.value(r.key);
+    const v = index.entries.get(r.key);
     if (v !== undefined) kv.values.set(r.key, v);
   }
 
@@ -324,7 +213,7 @@ export async function benchLookup(
     warmup_queries: warmup.length,
     hot_samples: hot.length,
     hot_dropped: dropped,
-    hot_chunks: chunks.length,
+    hot_chunks: ours.chunks,
     ours_on_brute_points_us_p50: round(p(oursOnBrute)[50], 2),
     cold_us_p50: round(coldP?.[50] ?? Number.NaN, 1),
     cold_us_p99: round(coldP?.[99] ?? Number.NaN, 1),
@@ -340,6 +229,5 @@ export async function benchLookup(
     empty_answers: coldAnswers.filter((a) => a.length === 0).length,
     mismatches,
   };
-  forgetOurCaches();
   return { row, detail, kv, points };
 }

@@ -266,7 +266,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
   if (!Number.isInteger(r0) || !Number.isInteger(rMax) || r0 < 2 || rMax > 7 || r0 > rMax) {
     throw new RangeError("resolutions must satisfy 2 <= rootResolution <= maxResolution <= 7");
   }
-  const maxEntryBytes = options.maxEntryBytes ?? 160_000;
+  const maxEntryBytes = options.maxEntryBytes ?? 96_000;
   const topN = options.topN ?? PSAP_LIMITS.maxResults;
   const maxKm = PSAP_LIMITS.maxDistanceKm;
   const tolKm = options.maxToleranceKm ?? PSAP_LIMITS.maxBorderToleranceKm;
