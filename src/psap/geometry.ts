@@ -208,7 +208,8 @@ export function areaLevel(area: AreaGeometry, lat: number, lon: number, toleranc
   const slack = t * 1e-9 + 1e-9;
   let inside = false;
   let near = false;
-  area.rings.forEach((ring, r) => {
+  for (let r = 0; r < area.rings.length; r++) {
+    const ring = area.rings[r] as Float64Array;
     const n = ring.length;
     const boxes = area.chunks[r] as Float64Array;
     for (let c = 0; c * 4 < boxes.length; c++) {
@@ -249,7 +250,7 @@ export function areaLevel(area: AreaGeometry, lat: number, lon: number, toleranc
         if (px * px + py * py <= t2) near = true;
       }
     }
-  });
+  }
   return inside ? INSIDE : near ? NEAR_BORDER : OUTSIDE;
 }
 
