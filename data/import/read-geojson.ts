@@ -1,6 +1,6 @@
 // Reads service-boundary polygons (GeoJSON, NENA-style properties) that give the `boundary` match.
 
-import type { Ring } from "../../src/psap/geometry.ts";
+import { geojsonRings } from "./geojson-rings.ts";
 import type { BoundaryFeature, FileReport } from "./model.ts";
 
 /** Properties that name the PSAP a polygon belongs to (the registry's PSAP ID, or a project id). */
@@ -17,34 +17,6 @@ interface Feature {
 export function isGeoJson(json: unknown): boolean {
   const t = (json as { type?: unknown } | null)?.type;
   return t === "FeatureCollection" || t === "Feature";
-}
-
-function toRings(geometry: Feature["geometry"]): Ring[] | null {
-  if (!geometry) return null;
-  const polys =
-    geometry.type === "Polygon"
-      ? [geometry.coordinates]
-      : geometry.type === "MultiPolygon"
-        ? geometry.coordinates
-        : null;
-  if (!Array.isArray(polys)) return null;
-  const rings: Ring[] = [];
-  for (const poly of polys) {
-    if (!Array.isArray(poly)) return null;
-    for (const ring of poly) {
-      if (!Array.isArray(ring) || ring.length < 4) return null;
-      const out: [number, number][] = [];
-      for (const pos of ring) {
-        const [lon, lat] = Array.isArray(pos) ? pos : [];
-        if (typeof lon !== "number" || typeof lat !== "number" || Math.abs(lat) > 90 || Math.abs(lon) > 360) {
-          return null;
-        }
-        out.push([lon, lat]);
-      }
-      rings.push(out);
-    }
-  }
-  return rings.length > 0 ? rings : null;
 }
 
 /** `line` is the feature's position (1-based). */
@@ -74,7 +46,7 @@ export function readGeoJson(
       report.dropped.push({ line, reason: `bad feature: no ${PSAP_ID_PROPERTIES.join(" / ")} property` });
       return;
     }
-    const rings = toRings(f?.geometry);
+    const rings = geojsonRings(f?.geometry, true);
     if (!rings) {
       report.dropped.push({ line, reason: "bad feature: geometry is not a valid Polygon or MultiPolygon" });
       return;

@@ -5,6 +5,7 @@ import shp from "shpjs";
 import { feature } from "topojson-client";
 import type { GeometryObject, Topology } from "topojson-specification";
 import { ImportError } from "./errors.ts";
+import { geojsonRings } from "./geojson-rings.ts";
 import type { CensusPlace, FileReport } from "./model.ts";
 import { STATE_BY_FIPS } from "./states.ts";
 
@@ -64,34 +65,6 @@ function number(v: unknown): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-function ringsOf(geometry: PlaceFeature["geometry"]): [number, number][][] | null {
-  if (!geometry) return null;
-  const polys =
-    geometry.type === "Polygon"
-      ? [geometry.coordinates]
-      : geometry.type === "MultiPolygon"
-        ? geometry.coordinates
-        : null;
-  if (!Array.isArray(polys)) return null;
-  const rings: [number, number][][] = [];
-  for (const poly of polys) {
-    if (!Array.isArray(poly)) return null;
-    for (const ring of poly) {
-      if (!Array.isArray(ring)) return null;
-      const out: [number, number][] = [];
-      for (const pos of ring) {
-        const [lon, lat] = Array.isArray(pos) ? pos : [];
-        if (typeof lon !== "number" || typeof lat !== "number" || Math.abs(lat) > 90 || Math.abs(lon) > 360) {
-          return null;
-        }
-        out.push([lon, lat]);
-      }
-      if (out.length >= 4) rings.push(out);
-    }
-  }
-  return rings.length > 0 ? rings : null;
-}
-
 /** Every place of a PLACE layer; `line` is the feature's position (1-based). */
 export function readCensusPlaces(path: string, json: unknown): { places: CensusPlace[]; report: FileReport } {
   const features = (json as { features: PlaceFeature[] }).features;
@@ -123,7 +96,7 @@ export function readCensusPlaces(path: string, json: unknown): { places: CensusP
       report.dropped.push({ line, reason: `duplicate GEOID ${geoid}` });
       return;
     }
-    const rings = ringsOf(f.geometry);
+    const rings = geojsonRings(f.geometry, false);
     if (!rings) {
       report.dropped.push({ line, reason: "bad feature: geometry is not a valid Polygon or MultiPolygon" });
       return;
