@@ -1,6 +1,6 @@
 // Zod schemas of every request and response body: they validate requests and produce the OpenAPI document.
 import { z } from "@hono/zod-openapi";
-import { HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
+import { AUDIT_LIMITS, HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
 
 const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
 const nullableTimestamp = isoTimestamp.nullable();
@@ -33,8 +33,49 @@ export const CreateSessionRequest = z
       .max(SESSION_LIMITS.maxExpiresInMinutes)
       .optional()
       .openapi({ default: SESSION_LIMITS.defaultExpiresInMinutes }),
+    patient_address: z
+      .string()
+      .min(1, "patient_address must not be empty")
+      .max(
+        SESSION_LIMITS.maxPatientAddressLength,
+        `patient_address must be at most ${SESSION_LIMITS.maxPatientAddressLength} characters`,
+      )
+      .optional()
+      .openapi({
+        description:
+          "The address on file for this visit: shown to counselors only, never to the patient, erased when the session ends",
+        example: "1200 W Harrison St, Chicago, IL 60607",
+      }),
   })
   .openapi("CreateSessionRequest");
+
+/** A whole number in a query string ("12"), as the number. */
+const queryInteger = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, `${name} must be a whole number`)
+    .transform(Number)
+    .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
+
+/** `GET .../events?after=&limit=`. */
+export const EventsQuery = z.object({
+  after: queryInteger("after", 0, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .transform((value) => value ?? 0)
+    .openapi({
+      param: { name: "after", in: "query" },
+      description: "return events after this seq",
+      example: "0",
+    }),
+  limit: queryInteger("limit", 1, AUDIT_LIMITS.maxPageSize)
+    .optional()
+    .transform((value) => value ?? AUDIT_LIMITS.defaultPageSize)
+    .openapi({
+      param: { name: "limit", in: "query" },
+      description: `events per page (default ${AUDIT_LIMITS.defaultPageSize}, at most ${AUDIT_LIMITS.maxPageSize})`,
+      example: "100",
+    }),
+});
 
 /** SOS trigger and cancel take no body, or `{}`. */
 export const EmptyRequest = z.strictObject({}).openapi("EmptyRequest");
@@ -127,6 +168,11 @@ export const AuditEventsResponse = z
         data: z.record(z.string(), z.unknown()).optional(),
       }),
     ),
+    next_after: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "pass as ?after= for the next page; null when no more events follow" }),
   })
   .openapi("AuditEvents");
 
@@ -151,12 +197,15 @@ export const PsapRecordSchema = z
     state: z.string(),
     county: z.string().nullable(),
     city: z.string().nullable(),
-    phone: z.string().nullable().openapi({ description: "E.164, or null when the data has none" }),
+    phone: z.string().nullable().openapi({ description: "E.164, or null when no number is on file" }),
+    phone_kind: z.enum(["emergency", "administrative"]).nullable(),
+    jurisdiction: z.enum(["municipal", "county", "regional", "state", "special"]),
+    handled_by: z.string().nullable().openapi({ description: "a secondary's primary (FCC id)" }),
     latitude: z.number(),
     longitude: z.number(),
     location_precision: z.enum(["building", "city", "county"]),
     distance_km: z.number(),
-    match: z.enum(["boundary", "county", "nearest"]),
+    match: z.enum(["boundary", "city", "county", "nearest"]),
   })
   .openapi("Psap");
 
@@ -164,6 +213,19 @@ export const PsapResultsResponse = z
   .object({
     result_id: z.uuid(),
     psaps: z.array(PsapRecordSchema),
+    area: z.object({
+      country: z.string().nullable(),
+      state: z.string().nullable(),
+      county: z.string().nullable(),
+      place: z.string().nullable(),
+      place_kind: z.enum(["city", "community"]).nullable(),
+    }),
+    emergency: z.object({
+      country: z.string().nullable(),
+      numbers: z.array(
+        z.object({ number: z.string(), service: z.enum(["all", "police", "ambulance", "fire", "crisis"]) }),
+      ),
+    }),
     computed_at: isoTimestamp,
     data_version: z.string(),
     reason: z.literal("outside_coverage").optional(),

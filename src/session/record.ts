@@ -12,16 +12,15 @@ export interface SessionRecord {
   /** When an `active` session expires (ms). */
   expires_at: number;
   sos_started_at: number | null;
-  ended_at: number | null;
   /** Set when a trigger is waiting for a fix or an `unavailable` report: the 30 s clock. */
   location_deadline_at: number | null;
   /** The patient's latest fix: erased on cancel, end and expiry. */
   location: ReportedLocation | null;
-  /** Bumped on every fix, so a slow lookup for an older fix never overwrites a newer result. */
-  location_version: number;
   /** The latest lookup for the current SOS (no coordinates in it). */
   latest_result: PsapResultsBody | null;
-  /** When the session reached a final state: the audit trail is purged 30 days later. */
+  /** The address the platform has on file: shown to counselors only, erased on end and expiry. */
+  patient_address: string | null;
+  /** When the session reached a final state (the API's `ended_at` when it ended); the audit trail is purged 30 days later. */
   final_at: number | null;
 }
 
@@ -31,6 +30,7 @@ export interface NewSessionInput {
   meeting_id: string;
   counselor_id: string;
   patient_id: string;
+  patient_address: string | null;
   created_at: number;
   expires_at: number;
 }
@@ -40,10 +40,8 @@ export function newRecord(input: NewSessionInput): SessionRecord {
     ...input,
     state: "active",
     sos_started_at: null,
-    ended_at: null,
     location_deadline_at: null,
     location: null,
-    location_version: 0,
     latest_result: null,
     final_at: null,
   };
@@ -55,6 +53,11 @@ export function iso(ms: number): string {
 
 export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : iso(ms);
+}
+
+/** The API's `ended_at`: set only for a session that was ended (an expired one has none). */
+export function endedAt(record: SessionRecord): number | null {
+  return record.state === "ended" ? record.final_at : null;
 }
 
 export interface SessionViewBody {

@@ -150,8 +150,21 @@ export class TestSocket {
   }
 }
 
+/** The headers of a browser's WebSocket handshake. */
+export const UPGRADE_HEADERS = {
+  Upgrade: "websocket",
+  Connection: "Upgrade",
+  "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+  "Sec-WebSocket-Version": "13",
+};
+
+/** Asks for a socket; the answer is 101 with `webSocket`, or the refusal. */
+export function upgrade(token: string, headers: Record<string, string> = UPGRADE_HEADERS): Promise<Response> {
+  return call(`/ws?token=${encodeURIComponent(token)}`, { headers });
+}
+
 export async function openSocket(token: string): Promise<TestSocket> {
-  const res = await call(`/ws?token=${encodeURIComponent(token)}`, { headers: { Upgrade: "websocket" } });
+  const res = await upgrade(token);
   if (res.status !== 101 || !res.webSocket)
     throw new Error(`socket refused: ${res.status} ${await res.text()}`);
   return new TestSocket(res.webSocket);
