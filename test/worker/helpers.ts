@@ -1,6 +1,9 @@
 // Test helpers: call the worker, create platforms and sessions, and hold sockets with a message inbox.
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import type { ServerMessage, ServerMessageType, SessionCreateResponse } from "../../sdk/src/protocol.ts";
+import { type BuiltIndex, buildIndex } from "../../src/psap/build.ts";
+import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 
 export const BASE = "http://sos.test";
 export const ADMIN_HEADERS = { Authorization: "Bearer test-admin-token" };
@@ -228,12 +231,53 @@ export const TEST_PSAPS = [
   },
 ] as const;
 
-export async function seedPsapIndex(): Promise<void> {
-  const { buildIndex } = await import("../../src/psap/build.ts");
-  const built = buildIndex(
-    { dataVersion: "test-data", psaps: TEST_PSAPS, areas: [] },
-    { version: "test-v1" },
-  );
+export async function seedPsapIndex(version = "test-v1"): Promise<BuiltIndex> {
+  const built = buildIndex({ dataVersion: "test-data", psaps: TEST_PSAPS, areas: [] }, { version });
   for (const [key, value] of built.buckets) await env.PSAP_INDEX.put(key, value);
   await env.PSAP_INDEX.put(built.pointerKey, built.pointerValue);
+  resetPsapLookupCache();
+  return built;
+}
+
+/** The index entries a lookup of this fix reads (the pointer aside), whatever the index format. */
+export async function entriesReadFor(
+  built: BuiltIndex,
+  fix: { latitude: number; longitude: number },
+): Promise<string[]> {
+  const read: string[] = [];
+  const recording: PsapIndexStore = {
+    get: ((key: string, type: "text" | "arrayBuffer") => {
+      if (key !== built.pointerKey) read.push(key);
+      return type === "text" ? env.PSAP_INDEX.get(key, "text") : env.PSAP_INDEX.get(key, "arrayBuffer");
+    }) as PsapIndexStore["get"],
+  };
+  resetPsapLookupCache();
+  await lookupPsaps(recording, fix);
+  resetPsapLookupCache();
+  if (read.length === 0) throw new Error("the lookup read no index entry");
+  return read;
+}
+
+/**
+ * Puts `store` in place of the session object's PSAP_INDEX binding (the object and the tests share
+ * one isolate), so a test can slow the lookup down or make it fail. Returns the undo.
+ */
+export async function replaceObjectIndex(
+  sessionId: string,
+  wrap: (original: KVNamespace) => PsapIndexStore,
+): Promise<() => Promise<void>> {
+  const stub = sessionStubOf(sessionId);
+  const original = await runInDurableObject(stub, (instance) => {
+    const bindings = (instance as unknown as { env: { PSAP_INDEX: KVNamespace | PsapIndexStore } }).env;
+    const before = bindings.PSAP_INDEX as KVNamespace;
+    bindings.PSAP_INDEX = wrap(before);
+    return before;
+  });
+  resetPsapLookupCache();
+  return async () => {
+    await runInDurableObject(stub, (instance) => {
+      (instance as unknown as { env: { PSAP_INDEX: KVNamespace } }).env.PSAP_INDEX = original;
+    });
+    resetPsapLookupCache();
+  };
 }
