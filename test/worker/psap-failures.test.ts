@@ -3,6 +3,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import type { PsapIndexStore } from "../../src/psap/lookup.ts";
 import { lookupProblem } from "../../src/session/lookup-problem.ts";
 import {
   asCounselor,
@@ -109,7 +110,8 @@ describe("a PSAP index that cannot be read", () => {
     const { session, counselor } = await sosUnderWay();
     undo.push(
       await replaceObjectIndex(session.session_id, () => ({
-        get: () => Promise.reject(new Error("KV GET failed: 503 Service Unavailable")),
+        get: (() =>
+          Promise.reject(new Error("KV GET failed: 503 Service Unavailable"))) as PsapIndexStore["get"],
       })),
     );
     const res = await asPatient(session, "/sos/location", CHICAGO);
