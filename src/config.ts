@@ -81,6 +81,8 @@ export const PSAP_LIMITS = {
   maxBorderToleranceM: 100_000,
   /** Retry-After of a 503 when the index cannot be read (a KV hiccup usually passes within seconds). */
   lookupRetryAfterSeconds: 3,
+  /** A lookup still unanswered after this is a failure (503, lookup_failed), not a wait without end. */
+  lookupTimeoutMs: 5_000,
   /** How long an isolate trusts the index pointer before reading it again (a switch shows within this). */
   pointerCacheMs: 30_000,
   /** Decoded index buckets one isolate keeps (least recently used dropped first)... */

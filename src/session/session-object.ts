@@ -17,7 +17,7 @@ import type {
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
 import { HEARTBEAT_PING, HEARTBEAT_PONG } from "../../sdk/src/protocol.ts";
-import { PSAP_LIMITS, RATE_LIMITS, SOCKET_LIMITS } from "../config.ts";
+import { RATE_LIMITS, SOCKET_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
 import {
   type Checked,
@@ -28,7 +28,6 @@ import {
   problemResponse,
   success,
 } from "../problem.ts";
-import { lookupPsaps, type PsapLookupResult } from "../psap/lookup.ts";
 import {
   type AuditActor,
   type AuditData,
@@ -38,7 +37,7 @@ import {
 } from "./audit-log.ts";
 import { callerOf, type SessionCaller } from "./caller.ts";
 import { dueDeadlines, nextAlarmAt } from "./deadlines.ts";
-import { lookupProblem } from "./lookup-problem.ts";
+import { lookupForSession } from "./session-lookup.ts";
 import {
   locationRequestMessage,
   locationUnavailableMessage,
@@ -304,15 +303,7 @@ export class SessionObject extends DurableObject<Env> {
       longitude: fix.longitude,
       accuracy: fix.accuracy ?? null,
     };
-    let lookup: { ok: true; found: PsapLookupResult } | { ok: false; problem: Problem };
-    try {
-      lookup = {
-        ok: true,
-        found: await lookupPsaps(this.env.PSAP_INDEX, location, { limit: PSAP_LIMITS.maxResults }),
-      };
-    } catch (error) {
-      lookup = { ok: false, problem: lookupProblem(error) };
-    }
+    const lookup = await lookupForSession(this.env.PSAP_INDEX, location);
 
     // The lookup let other requests in: a cancel, a new SOS or the end makes this fix answer nothing.
     const at = Date.now();

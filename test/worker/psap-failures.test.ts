@@ -3,8 +3,9 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
+import { PSAP_LIMITS } from "../../src/config.ts";
 import type { PsapIndexStore } from "../../src/psap/lookup.ts";
-import { lookupProblem } from "../../src/session/lookup-problem.ts";
+import { lookupProblem } from "../../src/session/session-lookup.ts";
 import {
   asCounselor,
   asPatient,
@@ -114,6 +115,27 @@ describe("a PSAP index that cannot be read", () => {
           Promise.reject(new Error("KV GET failed: 503 Service Unavailable"))) as PsapIndexStore["get"],
       })),
     );
+    const res = await asPatient(session, "/sos/location", CHICAGO);
+    expect(res.status).toBe(503);
+    expect((await res.json<{ code: string }>()).code).toBe("psap_lookup_failed");
+    expect((await counselor.waitFor("location_unavailable")).reason).toBe("lookup_failed");
+  });
+
+  it("answers 503 psap_lookup_failed when KV does not answer in time", async () => {
+    await seedPsapIndex("fail-timeout");
+    const { session, counselor } = await sosUnderWay();
+    undo.push(
+      await replaceObjectIndex(session.session_id, () => ({
+        get: (() => new Promise(() => {})) as PsapIndexStore["get"],
+      })),
+    );
+    // The object and the tests share one isolate, so the limit can be shortened for this test.
+    const limits = PSAP_LIMITS as { lookupTimeoutMs: number };
+    const before = limits.lookupTimeoutMs;
+    limits.lookupTimeoutMs = 200;
+    undo.push(async () => {
+      limits.lookupTimeoutMs = before;
+    });
     const res = await asPatient(session, "/sos/location", CHICAGO);
     expect(res.status).toBe(503);
     expect((await res.json<{ code: string }>()).code).toBe("psap_lookup_failed");
