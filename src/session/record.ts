@@ -1,5 +1,5 @@
 // What a session object stores about its session, and the views of it the API shows.
-import type { PsapResultsBody, ReportedLocation, SessionState } from "../../sdk/src/protocol.ts";
+import type { PsapResultsBody, ReportedLocation, Role, SessionState } from "../../sdk/src/protocol.ts";
 
 export interface SessionRecord {
   session_id: string;
@@ -70,4 +70,18 @@ export interface SessionViewBody {
   ended_at: string | null;
   patient_connected: boolean;
   counselor_connected: boolean;
+}
+
+export function sessionView(record: SessionRecord, connected: Record<Role, boolean>): SessionViewBody {
+  return {
+    session_id: record.session_id,
+    platform_id: record.platform_id,
+    state: record.state,
+    created_at: iso(record.created_at),
+    expires_at: iso(record.expires_at),
+    sos_started_at: isoOrNull(record.sos_started_at),
+    ended_at: isoOrNull(endedAt(record)),
+    patient_connected: connected.patient,
+    counselor_connected: connected.counselor,
+  };
 }

@@ -1,5 +1,6 @@
 // The PSAP lookup as the session runs it: bounded in time, and a failure answers 503 with Retry-After,
 // never an empty list that claims no PSAP is near.
+import type { PsapResultsBody } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { type Problem, problem } from "../problem.ts";
 import {
@@ -32,6 +33,20 @@ export async function lookupForSession(store: PsapIndexStore, query: PsapQuery):
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/** The answer to deliver: a fresh result id, and no coordinate in it. */
+export function resultOf(found: PsapLookupResult, at: number): PsapResultsBody {
+  const result: PsapResultsBody = {
+    result_id: crypto.randomUUID(),
+    psaps: found.psaps,
+    area: found.area,
+    emergency: found.emergency,
+    computed_at: new Date(at).toISOString(),
+    data_version: found.data_version,
+  };
+  if (found.reason) result.reason = found.reason;
+  return result;
 }
 
 class LookupTimeoutError extends Error {

@@ -17,7 +17,7 @@ import type {
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
 import { HEARTBEAT_PING, HEARTBEAT_PONG } from "../../sdk/src/protocol.ts";
-import { RATE_LIMITS, SOCKET_LIMITS } from "../config.ts";
+import { RATE_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
 import {
   type Checked,
@@ -37,7 +37,6 @@ import {
 } from "./audit-log.ts";
 import { callerOf, type SessionCaller } from "./caller.ts";
 import { dueDeadlines, nextAlarmAt } from "./deadlines.ts";
-import { lookupForSession } from "./session-lookup.ts";
 import {
   locationRequestMessage,
   locationUnavailableMessage,
@@ -45,10 +44,18 @@ import {
   sessionEndedMessage,
   sessionStateMessage,
 } from "./messages.ts";
-import { retryAfterSeconds, SlidingWindow } from "./rate-window.ts";
-import type { SessionViewBody } from "./record.ts";
-import { endedAt, iso, isoOrNull, type NewSessionInput, newRecord, type SessionRecord } from "./record.ts";
-import { closeQuietly, SocketHub } from "./sockets.ts";
+import { SlidingWindow } from "./rate-window.ts";
+import {
+  endedAt,
+  iso,
+  type NewSessionInput,
+  newRecord,
+  type SessionRecord,
+  type SessionViewBody,
+  sessionView,
+} from "./record.ts";
+import { lookupForSession, resultOf } from "./session-lookup.ts";
+import { closeQuietly, isWebSocketHandshake, SocketHub } from "./sockets.ts";
 import { isFinal, type SessionEvent, startsSos, transition } from "./transitions.ts";
 
 const RECORD_KEY = "session";
@@ -74,11 +81,12 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#audit = new AuditLog(ctx.storage.sql);
-    this.#sockets = new SocketHub(ctx);
+    this.#sockets = new SocketHub(ctx, this.#audit);
     // Answered by the runtime without waking the object: heartbeats cost nothing while hibernated.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     this.#record = ctx.storage.kv.get<SessionRecord>(RECORD_KEY) ?? null;
-    this.#reconcileSockets();
+    // On every wake: the trail never shows a socket connected that is gone.
+    if (this.#record) this.#sockets.reconcile(Date.now());
     ctx.blockConcurrencyWhile(async () => {
       this.#alarmAt = await ctx.storage.getAlarm();
     });
@@ -95,12 +103,12 @@ export class SessionObject extends DurableObject<Env> {
       meeting_id: input.meeting_id,
       expires_at: iso(input.expires_at),
     });
-    return success(this.#view(record), 201);
+    return success(sessionView(record, this.#connected()), 201);
   }
 
   async read(platformId: string): Promise<Outcome<SessionViewBody>> {
     const record = this.#platformRecord(platformId);
-    return record ? success(this.#view(record)) : failure(notFound());
+    return record ? success(sessionView(record, this.#connected())) : failure(notFound());
   }
 
   async events(
@@ -195,20 +203,16 @@ export class SessionObject extends DurableObject<Env> {
     if (isFinal(record.state)) return problemResponse(overProblem(record));
     const caller = callerOf(request);
     if (!caller) return problemResponse(problem("invalid_token", "The socket has no verified role."));
-    const refused = this.#socketRefusal(caller.role, now);
+    const refused = this.#sockets.refusal(caller.role, now);
     if (refused) return problemResponse(refused);
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return problemResponse(problem("upgrade_required", "Open this URL as a WebSocket."));
     }
-    // Without a key the runtime refuses the handshake after we answer: refuse it first, and record nothing.
-    if (!/^[A-Za-z0-9+/]{22}==$/.test(request.headers.get("Sec-WebSocket-Key")?.trim() ?? "")) {
+    // A handshake the runtime would refuse after we answer: refuse it first, and record nothing.
+    if (!isWebSocketHandshake(request)) {
       return problemResponse(problem("invalid_request", "A WebSocket handshake needs a Sec-WebSocket-Key."));
     }
-    const pair = new WebSocketPair();
-    const [client, server] = [pair[0], pair[1]];
-    const socketId = crypto.randomUUID();
-    this.#sockets.accept(server, { ...caller, socket_id: socketId, connected_at: now });
-    this.#audit.socketConnected(socketId, caller.role, now);
+    const { client, server } = this.#sockets.connect(caller, now);
     this.#sockets.send(server, sessionStateMessage(record, caller.role));
     if (caller.role === "patient" && record.state === "sos" && record.location === null) {
       this.#sockets.send(server, locationRequestMessage(record, now));
@@ -241,7 +245,7 @@ export class SessionObject extends DurableObject<Env> {
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
     try {
-      this.#disconnected(ws, { code });
+      if (this.#record) this.#sockets.disconnected(ws, Date.now(), { code });
     } catch (error) {
       logFailure("webSocketClose", error);
     } finally {
@@ -252,7 +256,7 @@ export class SessionObject extends DurableObject<Env> {
 
   override async webSocketError(ws: WebSocket): Promise<void> {
     try {
-      this.#disconnected(ws, { error: true });
+      if (this.#record) this.#sockets.disconnected(ws, Date.now(), { error: true });
     } catch (error) {
       logFailure("webSocketError", error);
     }
@@ -325,16 +329,7 @@ export class SessionObject extends DurableObject<Env> {
       }
       return failure(lookup.problem);
     }
-    const found = lookup.found;
-    const result: PsapResultsBody = {
-      result_id: crypto.randomUUID(),
-      psaps: found.psaps,
-      area: found.area,
-      emergency: found.emergency,
-      computed_at: iso(at),
-      data_version: found.data_version,
-    };
-    if (found.reason) result.reason = found.reason;
+    const result = resultOf(lookup.found, at);
     // A newer fix is being looked up: its result is the one delivered.
     if (!latest) return success(result);
     const located = this.#apply({ type: "located", at, location, result }) ?? record;
@@ -404,43 +399,6 @@ export class SessionObject extends DurableObject<Env> {
     this.#audit.append(type, actor, at, data);
   }
 
-  /** Refuses a socket over the per-role cap or the upgrade rate (the probe answers the same). */
-  #socketRefusal(role: Role, now: number): Problem | null {
-    if (this.#sockets.open(role).length >= SOCKET_LIMITS.maxPerRole) {
-      return problem(
-        "rate_limited",
-        `At most ${SOCKET_LIMITS.maxPerRole} ${role} sockets may be open at once.`,
-        {
-          retryAfter: SOCKET_LIMITS.fullRetryAfterSeconds,
-        },
-      );
-    }
-    const window = SOCKET_LIMITS.upgradeWindowMs;
-    const oldest = this.#audit.nthLatestConnect(role, SOCKET_LIMITS.upgradesPerWindow);
-    if (oldest !== null && oldest > now - window) {
-      return problem("rate_limited", "Too many sockets opened for this session; retry later.", {
-        retryAfter: retryAfterSeconds(oldest + window - now),
-      });
-    }
-    return null;
-  }
-
-  /** On every wake: a socket the trail shows as connected that the runtime no longer holds is recorded as gone. */
-  #reconcileSockets(): void {
-    if (!this.#record) return;
-    const live = this.#sockets.liveIds();
-    const now = Date.now();
-    for (const socketId of this.#audit.openSocketIds()) {
-      if (!live.has(socketId)) this.#audit.socketDisconnected(socketId, now);
-    }
-  }
-
-  #disconnected(ws: WebSocket, data: AuditData): void {
-    const attachment = SocketHub.attachmentOf(ws);
-    if (!attachment || !this.#record) return;
-    this.#audit.socketDisconnected(attachment.socket_id, Date.now(), data);
-  }
-
   #requestLocation(record: SessionRecord, now: number): void {
     const sent = this.#sockets.broadcast("patient", locationRequestMessage(record, now));
     if (sent > 0) this.#recordEvent("location_requested", "system", now, { sockets: sent });
@@ -458,6 +416,13 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
+  #connected(): Record<Role, boolean> {
+    return {
+      patient: this.#sockets.isConnected("patient"),
+      counselor: this.#sockets.isConnected("counselor"),
+    };
+  }
+
   /** 30 days after the end: the object forgets the session entirely. */
   #purge(): void {
     this.#record = null;
@@ -472,20 +437,6 @@ export class SessionObject extends DurableObject<Env> {
     if (wanted === null) void this.ctx.storage.deleteAlarm();
     else void this.ctx.storage.setAlarm(wanted);
     this.#alarmAt = wanted;
-  }
-
-  #view(record: SessionRecord): SessionViewBody {
-    return {
-      session_id: record.session_id,
-      platform_id: record.platform_id,
-      state: record.state,
-      created_at: iso(record.created_at),
-      expires_at: iso(record.expires_at),
-      sos_started_at: isoOrNull(record.sos_started_at),
-      ended_at: isoOrNull(endedAt(record)),
-      patient_connected: this.#sockets.isConnected("patient"),
-      counselor_connected: this.#sockets.isConnected("counselor"),
-    };
   }
 }
 

@@ -1,8 +1,13 @@
-// The session's hibernatable sockets: tagged by role, with an identity attachment that survives eviction.
-// Nothing here throws: a socket can vanish at any moment, and its close handler does the bookkeeping.
+// The session's hibernatable sockets: tagged by role, with an identity attachment that survives
+// eviction; their limits (per-role cap, upgrade rate) and their bookkeeping in the audit trail.
+// Nothing here throws: a socket can vanish at any moment.
 import type { Role, ServerMessage } from "../../sdk/src/protocol.ts";
 import { CLOSE_SESSION_OVER } from "../../sdk/src/protocol.ts";
+import { SOCKET_LIMITS } from "../config.ts";
+import { type Problem, problem } from "../problem.ts";
+import type { AuditData, AuditLog } from "./audit-log.ts";
 import type { SessionCaller } from "./caller.ts";
+import { retryAfterSeconds } from "./rate-window.ts";
 
 export interface SocketAttachment extends SessionCaller {
   /** Names the socket in the audit trail (socket_connected / socket_disconnected). */
@@ -12,15 +17,57 @@ export interface SocketAttachment extends SessionCaller {
 
 export class SocketHub {
   readonly #ctx: DurableObjectState;
+  readonly #audit: AuditLog;
 
-  constructor(ctx: DurableObjectState) {
+  constructor(ctx: DurableObjectState, audit: AuditLog) {
     this.#ctx = ctx;
+    this.#audit = audit;
   }
 
-  /** Accepts the server end of a new socket so that it survives hibernation. */
-  accept(server: WebSocket, attachment: SocketAttachment): void {
-    this.#ctx.acceptWebSocket(server, [attachment.role]);
+  /** Why a new socket of `role` is refused (the probe answers the same), or null: at most 10 open, 30 a minute. */
+  refusal(role: Role, now: number): Problem | null {
+    if (this.open(role).length >= SOCKET_LIMITS.maxPerRole) {
+      return problem(
+        "rate_limited",
+        `At most ${SOCKET_LIMITS.maxPerRole} ${role} sockets may be open at once.`,
+        {
+          retryAfter: SOCKET_LIMITS.fullRetryAfterSeconds,
+        },
+      );
+    }
+    const window = SOCKET_LIMITS.upgradeWindowMs;
+    const oldest = this.#audit.nthLatestConnect(role, SOCKET_LIMITS.upgradesPerWindow);
+    if (oldest !== null && oldest > now - window) {
+      return problem("rate_limited", "Too many sockets opened for this session; retry later.", {
+        retryAfter: retryAfterSeconds(oldest + window - now),
+      });
+    }
+    return null;
+  }
+
+  /** Accepts a new socket so that it survives hibernation, and records it; returns the client's end. */
+  connect(caller: SessionCaller, now: number): { client: WebSocket; server: WebSocket } {
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    const attachment: SocketAttachment = { ...caller, socket_id: crypto.randomUUID(), connected_at: now };
+    this.#ctx.acceptWebSocket(server, [caller.role]);
     server.serializeAttachment(attachment);
+    this.#audit.socketConnected(attachment.socket_id, caller.role, now);
+    return { client, server };
+  }
+
+  /** Records a socket as gone (once, however many close and error events it brings). */
+  disconnected(ws: WebSocket, now: number, data: AuditData): void {
+    const attachment = attachmentOf(ws);
+    if (attachment) this.#audit.socketDisconnected(attachment.socket_id, now, data);
+  }
+
+  /** A socket the trail shows as connected that the runtime no longer holds (a crash) is recorded as gone. */
+  reconcile(now: number): void {
+    const live = new Set(this.#ctx.getWebSockets().map((ws) => attachmentOf(ws)?.socket_id));
+    for (const socketId of this.#audit.openSocketIds()) {
+      if (!live.has(socketId)) this.#audit.socketDisconnected(socketId, now);
+    }
   }
 
   /** Open sockets of a role (or all), leaving out those already closing. */
@@ -31,16 +78,6 @@ export class SocketHub {
 
   isConnected(role: Role): boolean {
     return this.open(role).length > 0;
-  }
-
-  /** Ids of every socket the runtime still holds. */
-  liveIds(): Set<string> {
-    const ids = new Set<string>();
-    for (const ws of this.#ctx.getWebSockets()) {
-      const id = SocketHub.attachmentOf(ws)?.socket_id;
-      if (id) ids.add(id);
-    }
-    return ids;
   }
 
   send(ws: WebSocket, message: ServerMessage | string): void {
@@ -66,15 +103,22 @@ export class SocketHub {
       closeQuietly(ws, CLOSE_SESSION_OVER, reason);
     }
   }
+}
 
-  static attachmentOf(ws: WebSocket): SocketAttachment | null {
-    try {
-      const value = ws.deserializeAttachment() as Partial<SocketAttachment> | null;
-      if (!value || (value.role !== "patient" && value.role !== "counselor")) return null;
-      return typeof value.socket_id === "string" ? (value as SocketAttachment) : null;
-    } catch {
-      return null;
-    }
+/** A real WebSocket handshake: without a valid key the runtime would refuse it after we accept it. */
+export function isWebSocketHandshake(request: Request): boolean {
+  return (
+    request.headers.get("Upgrade")?.toLowerCase() === "websocket" &&
+    /^[A-Za-z0-9+/]{22}==$/.test(request.headers.get("Sec-WebSocket-Key")?.trim() ?? "")
+  );
+}
+
+function attachmentOf(ws: WebSocket): SocketAttachment | null {
+  try {
+    const value = ws.deserializeAttachment() as Partial<SocketAttachment> | null;
+    return typeof value?.socket_id === "string" ? (value as SocketAttachment) : null;
+  } catch {
+    return null;
   }
 }
 
