@@ -1,166 +1,106 @@
-// Reading and writing `.dev.vars`, the local secrets file `wrangler dev` loads, in the dotenv syntax wrangler parses.
+// `.dev.vars`, the local secrets file `wrangler dev` loads (dotenv syntax, read here with Node's own
+// parser): what `npm run dev` needs in it, kept when present and made when missing.
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { parseEnv } from "node:util";
 import { generateApiKey, isWellFormedApiKey } from "../src/auth/api-key.ts";
 import { randomBase62 } from "../src/auth/random.ts";
 import { generateSigningJwk, newSigningKeyId } from "../src/auth/signing-key-generation.ts";
+import { DevError } from "./dev-run.ts";
 
-export type DevVars = Record<string, string>;
-
-/** Everything `npm run dev` keeps in `.dev.vars` (a type, not an interface, so it is a `Partial<DevVars>`). */
-export type DevSecrets = {
+export interface DevSecrets {
   ADMIN_TOKEN: string;
   JWT_SIGNING_KEY: string;
   DEMO_PLATFORM_ID: string;
   DEMO_API_KEY: string;
-};
-
-/** A `.dev.vars` created from scratch starts with this. */
-export const DEV_VARS_HEADER = [
-  "# Local secrets for `wrangler dev`, written by `npm run dev` (scripts/dev.ts). Git-ignored: never commit it.",
-  "# Delete a line to get a fresh value on the next `npm run dev`.",
-];
-
-const DEMO_PLATFORM_ID_PATTERN = /^plt_[0-9A-Za-z]{8,64}$/;
-
-/**
- * wrangler reads `.dev.vars` with dotenv 16's `parse` (no variable expansion). This is the same line
- * grammar: `KEY=value`, optional `export `, quotes '...', "..." or `...`, `#` comments; the last
- * assignment of a key wins.
- */
-const LINE =
-  /(?:^|^)\s*(?:export\s+)?([\w.-]+)(?:\s*=\s*?|:\s+?)(\s*'(?:\\'|[^'])*'|\s*"(?:\\"|[^"])*"|\s*`(?:\\`|[^`])*`|[^#\r\n]+)?\s*(?:#.*)?(?:$|$)/gm;
-
-/** The variables a `.dev.vars` text defines, exactly as wrangler will see them. */
-export function parseDevVars(text: string): DevVars {
-  const vars: DevVars = {};
-  const lines = text.replace(/\r\n?/g, "\n");
-  for (const match of lines.matchAll(LINE)) {
-    const key = match[1];
-    if (key === undefined) continue;
-    let value = (match[2] ?? "").trim();
-    const quote = value[0];
-    value = value.replace(/^(['"`])([\s\S]*)\1$/gm, "$2");
-    if (quote === '"') value = value.replace(/\\n/g, "\n").replace(/\\r/g, "\r");
-    vars[key] = value;
-  }
-  return vars;
 }
 
-/** Values made only of these characters are written unquoted (as the SPEC shows `ADMIN_TOKEN=...`). */
-const UNQUOTED_SAFE = /^[A-Za-z0-9_.:/+=@-]+$/;
+const HEADER =
+  "# Local secrets for `wrangler dev`, written by `npm run dev`. Git-ignored: never commit it.\n" +
+  "# Delete a line to get a fresh value on the next `npm run dev`.\n";
+
+export function parseDevVars(text: string): Record<string, string> {
+  return parseEnv(text) as Record<string, string>;
+}
 
 /**
- * One `KEY=value` line that parses back to exactly `value`: unquoted when plain, else single-quoted
- * (dotenv keeps everything between single quotes literally, which JSON needs: `"`, `{`, `,`).
+ * One `NAME=value` line that dotenv reads back as `value`: plain tokens unquoted (as the SPEC shows
+ * `ADMIN_TOKEN=...`), anything else (the signing key's JSON) in single quotes, which dotenv keeps literally.
  */
 export function formatDevVar(name: string, value: string): string {
-  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a variable name: ${name}`);
-  if (UNQUOTED_SAFE.test(value)) return `${name}=${value}`;
+  if (/^[A-Za-z0-9_.:/+=@-]+$/.test(value)) return `${name}=${value}`;
   if (/['\r\n]/.test(value))
-    throw new Error(`${name}: a value with a quote or line break cannot be written safely`);
+    throw new DevError(`${name}: a value with a quote or line break cannot be written`);
   return `${name}='${value}'`;
 }
 
-/**
- * `text` with `values` set: earlier assignments of those keys are dropped, the new ones appended, and
- * every other line (the user's own variables and comments) kept as it was.
- */
-export function setDevVars(text: string, values: Partial<DevVars>): string {
-  const names = new Set(Object.keys(values));
-  const kept =
-    text === "" ? [...DEV_VARS_HEADER] : text.replace(/\r\n?/g, "\n").replace(/\n+$/, "").split("\n");
-  const lines = kept.filter((line) => {
-    const name = /^\s*(?:export\s+)?([\w.-]+)\s*[=:]/.exec(line)?.[1];
-    return name === undefined || !names.has(name);
-  });
-  for (const [name, value] of Object.entries(values)) {
-    if (value !== undefined) lines.push(formatDevVar(name, value));
-  }
-  return `${lines.join("\n")}\n`;
-}
-
-/** Why an existing JWT_SIGNING_KEY cannot be used, or null if it looks like an Ed25519 private JWK with a kid. */
+/** Why a JWT_SIGNING_KEY cannot sign, or null when it is an Ed25519 private JWK with a kid. */
 export function signingKeyProblem(value: string): string | null {
-  let jwk: unknown;
+  let jwk: Record<string, unknown>;
   try {
-    jwk = JSON.parse(value);
+    jwk = JSON.parse(value) as Record<string, unknown>;
   } catch {
     return "is not valid JSON";
   }
-  if (typeof jwk !== "object" || jwk === null) return "is not a JSON object";
-  const { kty, crv, x, d, kid } = jwk as Record<string, unknown>;
-  if (kty !== "OKP" || crv !== "Ed25519") return 'is not an Ed25519 key ("kty": "OKP", "crv": "Ed25519")';
-  if (typeof x !== "string" || typeof d !== "string") return 'lacks its "x" or private "d" part';
-  if (typeof kid !== "string" || kid === "") return 'has no "kid"';
+  if (jwk?.kty !== "OKP" || jwk.crv !== "Ed25519")
+    return 'is not an Ed25519 key ("kty": "OKP", "crv": "Ed25519")';
+  if (typeof jwk.x !== "string" || typeof jwk.d !== "string") return 'lacks its "x" or private "d" part';
+  if (typeof jwk.kid !== "string" || jwk.kid === "") return 'has no "kid"';
   return null;
 }
 
-export interface CompletedDevVars {
-  secrets: DevSecrets;
-  /** The variables that had to be created (empty on a second run). */
-  created: (keyof DevSecrets)[];
-  /** Notes for the user about values that were replaced. */
-  notes: string[];
-}
-
-/**
- * The secrets `npm run dev` needs, reusing every usable value of `existing` and generating the rest.
- * An unusable JWT_SIGNING_KEY is an error (replacing it silently would invalidate live tokens).
- */
-export async function completeDevVars(existing: DevVars): Promise<CompletedDevVars> {
+/** The secrets, reusing every usable value of `existing`; `created` names the ones that had to be made. */
+export async function completeDevVars(
+  existing: Record<string, string>,
+): Promise<{ secrets: DevSecrets; created: (keyof DevSecrets)[] }> {
   const created: (keyof DevSecrets)[] = [];
-  const notes: string[] = [];
-
-  let adminToken = existing.ADMIN_TOKEN ?? "";
-  if (adminToken === "") {
-    adminToken = randomBase62(43);
+  const { ADMIN_TOKEN = "", JWT_SIGNING_KEY = "", DEMO_PLATFORM_ID = "", DEMO_API_KEY = "" } = existing;
+  const secrets: DevSecrets = { ADMIN_TOKEN, JWT_SIGNING_KEY, DEMO_PLATFORM_ID, DEMO_API_KEY };
+  if (ADMIN_TOKEN === "") {
+    secrets.ADMIN_TOKEN = randomBase62(43);
     created.push("ADMIN_TOKEN");
   }
-
-  let signingKey = existing.JWT_SIGNING_KEY ?? "";
-  if (signingKey === "") {
-    signingKey = JSON.stringify(await generateSigningJwk(`dev-${newSigningKeyId()}`));
+  if (JWT_SIGNING_KEY === "") {
+    secrets.JWT_SIGNING_KEY = JSON.stringify(await generateSigningJwk(`dev-${newSigningKeyId()}`));
     created.push("JWT_SIGNING_KEY");
   } else {
-    const problem = signingKeyProblem(signingKey);
-    if (problem !== null) {
-      throw new DevVarsError(
-        `JWT_SIGNING_KEY in .dev.vars ${problem}. Fix it, or delete the line to get a new key on the next run.`,
-      );
-    }
+    // Replacing it silently would invalidate every live token: the developer decides.
+    const problem = signingKeyProblem(JWT_SIGNING_KEY);
+    if (problem) throw new DevError(`JWT_SIGNING_KEY in .dev.vars ${problem}: fix it, or delete the line`);
   }
-
-  let platformId = existing.DEMO_PLATFORM_ID ?? "";
-  let apiKey = existing.DEMO_API_KEY ?? "";
-  const platformOk = DEMO_PLATFORM_ID_PATTERN.test(platformId);
-  const keyOk = isWellFormedApiKey(apiKey);
-  if (!platformOk || !keyOk) {
-    // The id and the key belong together: make a new pair rather than mixing an old half with a new one.
-    if (platformId !== "" || apiKey !== "") {
-      notes.push(
-        "DEMO_PLATFORM_ID / DEMO_API_KEY in .dev.vars were incomplete or malformed: made a new demo platform",
-      );
-    }
-    platformId = `plt_demo${randomBase62(16)}`;
-    apiKey = generateApiKey();
+  // The id and the key belong together: a new pair rather than an old half with a new one.
+  if (!/^plt_[0-9A-Za-z]{8,64}$/.test(DEMO_PLATFORM_ID) || !isWellFormedApiKey(DEMO_API_KEY)) {
+    secrets.DEMO_PLATFORM_ID = `plt_demo${randomBase62(16)}`;
+    secrets.DEMO_API_KEY = generateApiKey();
     created.push("DEMO_PLATFORM_ID", "DEMO_API_KEY");
   }
-
-  return {
-    secrets: {
-      ADMIN_TOKEN: adminToken,
-      JWT_SIGNING_KEY: signingKey,
-      DEMO_PLATFORM_ID: platformId,
-      DEMO_API_KEY: apiKey,
-    },
-    created,
-    notes,
-  };
+  return { secrets, created };
 }
 
-/** An expected problem with `.dev.vars`: reported as a message, never as a stack trace. */
-export class DevVarsError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "DevVarsError";
+/** `text` with `values` set: their earlier lines dropped, new ones appended, every other line kept. */
+export function setDevVars(text: string, values: Partial<DevSecrets>): string {
+  const names = new Set(Object.keys(values));
+  const kept = (text === "" ? HEADER : text)
+    .replace(/\r\n?/g, "\n")
+    .replace(/\n+$/, "")
+    .split("\n")
+    .filter((line) => !names.has(/^\s*(?:export\s+)?([\w.-]+)\s*=/.exec(line)?.[1] ?? ""));
+  const added = Object.entries(values).map(([name, value]) => formatDevVar(name, value ?? ""));
+  return `${[...kept, ...added].join("\n")}\n`;
+}
+
+/** Reads `path`, adds what is missing, and writes it back (atomically, private to the user) only if something changed. */
+export async function prepareDevVars(path: string): Promise<{ secrets: DevSecrets; created: string[] }> {
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const { secrets, created } = await completeDevVars(parseDevVars(text));
+  if (created.length > 0) {
+    const values = Object.fromEntries(created.map((name) => [name, secrets[name]]));
+    // The temporary file lives in the git-ignored .wrangler/, so a crash leaves no secret to commit.
+    const temporary = join(dirname(path), ".wrangler", `dev-vars.${process.pid}.tmp`);
+    mkdirSync(dirname(temporary), { recursive: true });
+    writeFileSync(temporary, setDevVars(text, values), { mode: 0o600 });
+    renameSync(temporary, path);
+    chmodSync(path, 0o600);
   }
+  return { secrets, created };
 }

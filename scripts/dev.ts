@@ -1,175 +1,201 @@
-// `npm run dev [-- wrangler dev flags]`: prepares everything local development needs (secrets in .dev.vars,
-// local D1 migrations, demo PSAP data, a demo platform, the SDK build), then runs `wrangler dev`.
-// Every step is idempotent: a second run reuses what the first one made.
+// `npm run dev [-- wrangler dev flags]`: prepares what local development needs, then runs `wrangler dev`:
+// .dev.vars (secrets and the demo platform), local D1 migrations and the demo platform's rows, PSAP
+// data if the local index is empty, the SDK build; then the server, and a banner once it answers.
+// Every step is idempotent: a second run reuses what the first made.
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
+import { createServer } from "node:net";
 import { constants } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  DEFAULT_PORT,
-  DevArgsError,
-  listenHost,
-  readDevFlags,
-  serverUrl,
-  wranglerDevArgs,
-} from "./dev-args.ts";
-import { bannerLines } from "./dev-banner.ts";
-import { prepareLocalDatabase } from "./dev-database.ts";
-import { demoLinks } from "./dev-demo-links.ts";
-import { DevError, log, warn } from "./dev-log.ts";
-import { childEnv, findFreePort, runVisible, waitForPort, wranglerBin } from "./dev-process.ts";
-import { completeDevVars, type DevSecrets, DevVarsError, parseDevVars, setDevVars } from "./dev-vars.ts";
+import { parseArgs } from "node:util";
+import { type DemoPlatform, demoLinks, demoPlatformSql } from "./dev-demo.ts";
+import { loadPsapData } from "./dev-psap-data.ts";
+import { childEnv, DevError, log, ROOT, runNode, warn, wrangler, wranglerBin } from "./dev-run.ts";
+import { prepareDevVars } from "./dev-vars.ts";
 
-const root = fileURLToPath(new URL("..", import.meta.url));
-const DEV_VARS = join(root, ".dev.vars");
-/** How long to wait for wrangler to listen before printing the banner anyway. */
-const READY_TIMEOUT_MS = 90_000;
+const DEFAULT_PORT = 8787;
+/** wrangler's own default host. */
+const DEFAULT_HOST = "localhost";
 
-async function main(userArgs: string[]): Promise<number> {
-  const started = Date.now();
-  const flags = readDevFlags(userArgs);
-  const secrets = await prepareDevVars();
-  // One after the other: each step runs wrangler's local runtime on the same state directory, and two
-  // at once proved flaky (the demo PSAP data was sometimes missing afterwards).
-  await prepareLocalDatabase(
-    root,
-    { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY },
-    flags.sharedFlags,
-  );
-  await loadDemoPsapData(flags.persistTo);
-  await buildSdkIfMissing();
+export interface DevFlags {
+  port?: number;
+  ip: string;
+  protocol: "http" | "https";
+  persistTo?: string;
+  /** `--persist-to`, `--config`, `--env`: the setup commands must touch what `wrangler dev` will use. */
+  shared: string[];
+}
 
-  const host = listenHost(flags);
-  const port = flags.port ?? (await findFreePort(DEFAULT_PORT, host));
-  if (port === null)
-    throw new DevError(`ports ${DEFAULT_PORT}-${DEFAULT_PORT + 9} are all taken: pass --port <n>`);
-  if (flags.port === undefined && port !== DEFAULT_PORT) log(`port ${DEFAULT_PORT} is taken: using ${port}`);
-  log(`setup done in ${((Date.now() - started) / 1000).toFixed(1)} s; starting wrangler dev`);
-  const url = serverUrl(flags, port);
-  const printBanner = async () => {
-    const demo = { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY };
-    const links = await demoLinks({ baseUrl: url, ...demo });
-    console.log(bannerLines({ url, ...demo, links }).join("\n"));
+/** The `wrangler dev` flags that matter here (every flag still reaches wrangler untouched). */
+export function readDevFlags(args: string[]): DevFlags {
+  const { values } = parseArgs({
+    args,
+    strict: false,
+    allowPositionals: true,
+    options: {
+      port: { type: "string" },
+      ip: { type: "string" },
+      "local-protocol": { type: "string" },
+      "persist-to": { type: "string" },
+      config: { type: "string", short: "c" },
+      env: { type: "string", short: "e" },
+    },
+  });
+  // A flag of ours without its value: parseArgs (not strict, as wrangler's flags are unknown to it) says `true`.
+  const text = (name: string): string | undefined => {
+    const value = values[name];
+    if (value === true) throw new DevError(`--${name} needs a value`);
+    return typeof value === "string" ? value : undefined;
   };
-  return runWranglerDev(wranglerDevArgs(userArgs, flags, port), { port, host, url }, printBanner);
+  const port = text("port");
+  if (port !== undefined && !(/^\d{1,5}$/.test(port) && Number(port) <= 65_535)) {
+    throw new DevError(`--port must be a port number (0-65535), not "${port}"`);
+  }
+  const protocol = text("local-protocol") ?? "http";
+  if (protocol !== "http" && protocol !== "https")
+    throw new DevError('--local-protocol must be "http" or "https"');
+  const shared = (["persist-to", "config", "env"] as const).flatMap((name) => {
+    const value = text(name);
+    return value === undefined ? [] : [`--${name}`, value];
+  });
+  return {
+    port: port === undefined ? undefined : Number(port),
+    ip: text("ip") ?? DEFAULT_HOST,
+    protocol,
+    persistTo: text("persist-to"),
+    shared,
+  };
 }
 
-/** Reads .dev.vars, adds what is missing, writes it back only if something changed. */
-async function prepareDevVars(): Promise<DevSecrets> {
-  const text = existsSync(DEV_VARS) ? readFileSync(DEV_VARS, "utf8") : "";
-  const { secrets, created, notes } = await completeDevVars(parseDevVars(text));
-  for (const note of notes) warn(note);
-  if (created.length === 0) {
-    log(".dev.vars: reusing ADMIN_TOKEN, JWT_SIGNING_KEY and the demo platform");
-    return secrets;
-  }
-  const values: Partial<DevSecrets> = {};
-  for (const name of created) values[name] = secrets[name];
-  const next = setDevVars(text, values);
-  // Write then rename: wrangler never sees a half-written file, and the file is private to the user.
-  // The temporary file lives in the git-ignored .wrangler/, so a crash cannot leave secrets to commit.
-  mkdirSync(join(root, ".wrangler"), { recursive: true });
-  const temporary = join(root, ".wrangler", `dev-vars.${process.pid}.tmp`);
-  writeFileSync(temporary, next, { mode: 0o600 });
-  renameSync(temporary, DEV_VARS);
-  if (parseDevVars(readFileSync(DEV_VARS, "utf8")).JWT_SIGNING_KEY !== secrets.JWT_SIGNING_KEY) {
-    throw new DevError(".dev.vars was written but does not read back as written; please report this");
-  }
-  log(`.dev.vars: ${text === "" ? "created" : "updated"} with ${created.join(", ")}`);
-  return secrets;
+/** The URL a browser on this machine uses: a wildcard address is reached as localhost. */
+export function serverUrl(flags: Pick<DevFlags, "ip" | "protocol">, port: number): string {
+  const host = ["*", "0.0.0.0", "::", "[::]"].includes(flags.ip) ? "localhost" : flags.ip;
+  return `${flags.protocol}://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
 }
 
-async function loadDemoPsapData(persistTo: string | undefined): Promise<void> {
-  const cli = join(root, "data/import/cli.ts");
-  if (!existsSync(cli)) {
-    warn("data/import/cli.ts does not exist yet: no demo PSAP data loaded (lookups will find nothing)");
-    return;
+async function main(args: string[]): Promise<number> {
+  const started = Date.now();
+  const flags = readDevFlags(args);
+  const { secrets, created } = await prepareDevVars(join(ROOT, ".dev.vars"));
+  log(
+    created.length > 0
+      ? `.dev.vars: wrote ${created.join(", ")}`
+      : ".dev.vars: reusing ADMIN_TOKEN, JWT_SIGNING_KEY and the demo platform",
+  );
+  const demo: DemoPlatform = { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY };
+  // One after the other: each step runs wrangler's local runtime on the same state directory.
+  await wrangler(
+    ["d1", "migrations", "apply", "DB", "--local", ...flags.shared],
+    "applying the local D1 migrations failed",
+  );
+  await wrangler(
+    ["d1", "execute", "DB", "--local", "--command", await demoPlatformSql(demo), ...flags.shared],
+    "writing the demo platform to the local D1 failed",
+  );
+  log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
+  await loadPsapData(flags.persistTo);
+  if (!existsSync(join(ROOT, "public/sdk/patient.js"))) {
+    log("public/sdk is missing: building the SDKs");
+    if ((await runNode([join(ROOT, "scripts/build-sdk.ts")], false)).code !== 0)
+      warn("building the SDKs failed");
   }
-  const args = [cli, "--demo", "--if-empty", ...(persistTo === undefined ? [] : ["--persist-to", persistTo])];
-  const code = await runVisible(process.execPath, args, root);
-  if (code !== 0) {
-    warn(
-      `loading the demo PSAP data failed (exit code ${code}); retry with \`npm run psap:import -- --demo\``,
-    );
-  }
+
+  // Left alone, wrangler moves on silently when 8787 is taken: choose the port, so the banner is right.
+  const port =
+    flags.port ?? (await freePort(flags.ip === "*" ? "0.0.0.0" : flags.ip.replace(/^\[|\]$/g, "")));
+  const url = serverUrl(flags, port);
+  log(`setup done in ${((Date.now() - started) / 1000).toFixed(1)} s; starting wrangler dev on ${url}`);
+  const wranglerArgs = ["dev", ...args, ...(flags.port === undefined ? ["--port", String(port)] : [])];
+  return runWranglerDev(
+    wranglerArgs,
+    async () => {
+      const rows: [string, string][] = [
+        ["Server", url],
+        ["Admin token", "ADMIN_TOKEN in .dev.vars (Authorization: Bearer ...)"],
+        ["Demo platform", demo.platformId],
+        ["Demo API key", `${demo.apiKey} (X-API-Key)`],
+        ...(await demoLinks(url, demo)),
+      ];
+      const width = Math.max(...rows.map(([label]) => label.length));
+      const body = JSON.stringify({ meeting_id: "m1", counselor_id: "c1", patient_id: "p1" });
+      console.log(
+        [
+          "",
+          "  SOS service: local development",
+          "",
+          ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+          "",
+          "  Create a session:",
+          `  curl -X POST ${url}/v1/platforms/${demo.platformId}/sessions -H 'X-API-Key: ${demo.apiKey}' -H 'Content-Type: application/json' -d '${body}'`,
+          "",
+        ].join("\n"),
+      );
+    },
+    url,
+  );
 }
 
-async function buildSdkIfMissing(): Promise<void> {
-  if (existsSync(join(root, "public/sdk/patient.js")) || !existsSync(join(root, "scripts/build-sdk.ts")))
-    return;
-  log("public/sdk is missing: running npm run build:sdk");
-  // Under `npm run`, npm_execpath is npm's own CLI: run it with this Node rather than whatever `npm` is on PATH.
-  const npmCli = process.env.npm_execpath;
-  const code = npmCli?.endsWith(".js")
-    ? await runVisible(process.execPath, [npmCli, "run", "build:sdk"], root)
-    : await runVisible("npm", ["run", "build:sdk"], root);
-  if (code !== 0)
-    warn(`npm run build:sdk failed (exit code ${code}): /sdk/*.js and the demo pages will not work`);
+/** The first free port from 8787 on (wrangler tries ten too). */
+async function freePort(host: string): Promise<number> {
+  for (let port = DEFAULT_PORT; port < DEFAULT_PORT + 10; port++) {
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen({ port, host, exclusive: true }, () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new DevError(`ports ${DEFAULT_PORT}-${DEFAULT_PORT + 9} are all taken: pass --port <n>`);
 }
 
 /**
- * Runs `wrangler dev` with the terminal attached, forwards SIGINT/SIGTERM/SIGHUP, calls `onReady` once
- * the server listens, and resolves with wrangler's exit code (128 + signal number if it was killed).
+ * Runs `wrangler dev` on the terminal, passes SIGINT/SIGTERM/SIGHUP on, calls `onReady` once the server
+ * answers, and resolves with wrangler's exit code (128 + the signal's number if it was killed).
  */
-function runWranglerDev(
-  args: string[],
-  address: { port: number; host: string; url: string },
-  onReady: () => Promise<void>,
-): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [wranglerBin(), ...args], {
-      cwd: root,
-      stdio: "inherit",
-      env: childEnv(),
-    });
-    let exited = false;
-    const forward = (signal: NodeJS.Signals) => {
-      if (!exited) child.kill(signal);
-    };
-    const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-    for (const signal of signals) process.on(signal, forward);
+function runWranglerDev(args: string[], onReady: () => Promise<void>, url: string): Promise<number> {
+  const child = spawn(process.execPath, [wranglerBin(), ...args], {
+    cwd: ROOT,
+    stdio: "inherit",
+    env: childEnv(),
+  });
+  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  for (const signal of signals) process.on(signal, forward);
+  const exited = new Promise<number>((resolve, reject) => {
     child.on("error", (error) => reject(new DevError(`could not start wrangler dev: ${error.message}`)));
     child.on("exit", (code, signal) => {
-      exited = true;
       for (const name of signals) process.off(name, forward);
       resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
     });
-    waitForPort(address.port, address.host, READY_TIMEOUT_MS, () => exited)
-      .then(async (listening) => {
-        if (!listening) return;
-        // wrangler's proxy listens before the worker is built; it holds this request until the worker
-        // answers, so the banner comes after wrangler's "Ready" line. Any answer will do.
-        await firstResponse(address.url);
-        if (!exited) await onReady();
-      })
-      .catch((error: unknown) => warn(`could not print the banner: ${String(error)}`));
   });
-}
-
-/** Waits for the server's first answer (or gives up quietly): the JWKS also shows that the signing key loads. */
-async function firstResponse(url: string): Promise<void> {
-  try {
-    const response = await fetch(`${url}/.well-known/jwks.json`, {
-      signal: AbortSignal.timeout(READY_TIMEOUT_MS),
-    });
-    await response.body?.cancel();
-    if (response.status >= 500)
-      warn(`the server answered ${response.status} to /.well-known/jwks.json: check JWT_SIGNING_KEY`);
-  } catch {
-    // https with a self-signed certificate, or the server went away: the banner is still worth printing.
-  }
-}
-
-// Run only as a script: nothing imports this file (the testable parts live in the dev-*.ts modules).
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    if (error instanceof DevError || error instanceof DevVarsError || error instanceof DevArgsError) {
-      console.error(`[dev] ${error.message}`);
-    } else {
-      console.error("[dev] unexpected error:", error);
+  // Any answer will do: wrangler's proxy holds the first request until the worker is built.
+  const answered = (async () => {
+    for (let attempt = 0; attempt < 300 && child.exitCode === null; attempt++) {
+      try {
+        await (
+          await fetch(`${url}/.well-known/jwks.json`, { signal: AbortSignal.timeout(60_000) })
+        ).body?.cancel();
+        return true;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
     }
-    process.exit(1);
-  },
-);
+    return false;
+  })();
+  answered
+    .then((up) => (up && child.exitCode === null ? onReady() : undefined))
+    .catch((error: unknown) => warn(`could not print the banner: ${String(error)}`));
+  return exited;
+}
+
+// Only as a script: tests import readDevFlags and serverUrl.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      console.error(error instanceof DevError ? `[dev] ${error.message}` : error);
+      process.exit(1);
+    },
+  );
+}

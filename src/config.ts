@@ -1,4 +1,4 @@
-// Limits and defaults of the service, in one place. wrangler.toml's [[ratelimits]] must match RATE_LIMITS.
+// Limits and defaults of the service, in one place. wrangler.toml's [[ratelimits]] must match RATE_LIMITS.apiKey.
 
 export const SESSION_LIMITS = {
   /** Bounds and default of `expires_in_minutes`. */
@@ -7,6 +7,8 @@ export const SESSION_LIMITS = {
   defaultExpiresInMinutes: 60,
   /** Length bounds of meeting_id, counselor_id, patient_id. */
   maxIdLength: 256,
+  /** Longest `patient_address` (the address on file, free text). */
+  maxPatientAddressLength: 500,
   /** A cancelled SOS keeps the session alive at least this long. */
   cancelGraceMs: 10 * 60_000,
   /** A session in `sos` expires this long after `sos_started_at` whatever else happens. */
@@ -30,10 +32,29 @@ export const HTTP_LIMITS = {
 } as const;
 
 export const RATE_LIMITS = {
-  /** Per API key: 600 a minute (binding API_KEY_LIMITER). */
+  /** Per API key: 600 a minute (binding API_KEY_LIMITER; it answers yes or no, so Retry-After is its period). */
   apiKey: { limit: 600, periodSeconds: 60 },
-  /** Per session and role on the JWT routes: 20 per 10 s = 120 a minute (binding SESSION_LIMITER). */
-  sessionRole: { limit: 20, periodSeconds: 10 },
+  /**
+   * Per session and role on the JWT routes: 30 in any 10 s (an exact sliding window, counted by the
+   * session object itself). A trigger that starts an SOS is never refused.
+   */
+  sessionRole: { limit: 30, windowMs: 10_000 },
+} as const;
+
+export const SOCKET_LIMITS = {
+  /** Open sockets per session and role (tabs). */
+  maxPerRole: 10,
+  /** Accepted upgrades per session and role in any `upgradeWindowMs`. */
+  upgradesPerWindow: 30,
+  upgradeWindowMs: 60_000,
+  /** Retry-After of a refusal for too many open sockets: when one closes is unknown. */
+  fullRetryAfterSeconds: 10,
+} as const;
+
+export const AUDIT_LIMITS = {
+  /** Events per page of `GET .../events`, by default and at most. */
+  defaultPageSize: 100,
+  maxPageSize: 1000,
 } as const;
 
 export const AUTH_LIMITS = {
@@ -62,6 +83,10 @@ export const PSAP_LIMITS = {
    * carries the borders within this distance of its cells.
    */
   maxBorderToleranceKm: 10,
+  /** Retry-After of a 503 when the index cannot be read (a KV hiccup usually passes within seconds). */
+  lookupRetryAfterSeconds: 3,
+  /** A lookup still unanswered after this is a failure (503, lookup_failed), not a wait without end. */
+  lookupTimeoutMs: 5_000,
   /** How long an isolate trusts the index pointer before reading it again (a switch shows within this). */
   pointerCacheMs: 30_000,
   /** Decoded index entries one isolate keeps (least recently used dropped first)... */

@@ -29,11 +29,13 @@ export interface SessionTokens {
 
 /**
  * `invalid`: malformed, forged, unknown key, wrong issuer or audience, claims missing or ill-typed (401).
- * `expired`: genuine and well-formed, only past `exp` (410 session_expired).
+ * `expired`: genuine and well-formed, only past `exp` (410 session_expired, once its claims show it is used
+ * on its own session and role: else 403).
  */
 export type SessionTokenVerification =
   | { ok: true; claims: SessionTokenClaims }
-  | { ok: false; reason: "invalid" | "expired" };
+  | { ok: false; reason: "expired"; claims: SessionTokenClaims }
+  | { ok: false; reason: "invalid" };
 
 const TOKEN_TYPE = "JWT";
 const ROLES: readonly Role[] = ["patient", "counselor"];
@@ -44,7 +46,6 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_CLAIM_LENGTH = 512;
 
 const INVALID: SessionTokenVerification = { ok: false, reason: "invalid" };
-const EXPIRED: SessionTokenVerification = { ok: false, reason: "expired" };
 
 /**
  * The patient's and the counselor's token for a new session. Throws `SigningKeyConfigError` when the
@@ -106,7 +107,10 @@ export async function verifySessionToken(
     return claims === null ? INVALID : { ok: true, claims };
   } catch (error) {
     // jose reports expiry only after the signature, typ, issuer and audience have passed.
-    if (error instanceof errors.JWTExpired && readClaims(error.payload, issuer) !== null) return EXPIRED;
+    if (error instanceof errors.JWTExpired) {
+      const claims = readClaims(error.payload, issuer);
+      if (claims !== null) return { ok: false, reason: "expired", claims };
+    }
     return INVALID;
   }
 }

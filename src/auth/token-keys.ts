@@ -6,7 +6,8 @@ import type { Env } from "../env.ts";
 /** The only JWS algorithm this service signs or accepts. */
 export const TOKEN_ALG = "EdDSA";
 
-export type TokenKeyEnv = Pick<Env, "JWT_SIGNING_KEY" | "JWT_PREVIOUS_PUBLIC_KEYS">;
+/** JWT_PREVIOUS_PUBLIC_KEYS is set only while a rotation is under way, so the generated Env leaves it out. */
+export type TokenKeyEnv = Pick<Env, "JWT_SIGNING_KEY"> & { JWT_PREVIOUS_PUBLIC_KEYS?: string };
 
 /** A public verification key as published in the JWKS (never a private part). */
 export interface PublicSigningJwk {

@@ -1,9 +1,9 @@
 // The Hono app: every route, problem+json for every error (unknown routes and methods included), never a stack trace.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { type Problem, ProblemError, problem, problemResponse } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
 import { mountOpenApi, ROUTES } from "./openapi.ts";
-import { type Problem, ProblemError, problem, problemResponse } from "./problem.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";

@@ -1,28 +1,51 @@
-// Auth middleware: admin token, platform API key, session token. Each sets the verified identity or answers.
+// Auth middleware: admin token, platform API key, session token. Each sets the verified identity or
+// refuses, in the contract's order (401, then 403, then 410 for a token past its `exp`); every 401
+// carries a `WWW-Authenticate` challenge.
 import type { Context, MiddlewareHandler } from "hono";
 import type { Role, SessionTokenClaims } from "../../sdk/src/protocol.ts";
 import { isAdminToken } from "../auth/admin-token.ts";
 import { authenticateApiKey } from "../auth/authenticate-api-key.ts";
 import { verifySessionToken } from "../auth/session-tokens.ts";
 import type { Env } from "../env.ts";
+import { type ProblemCode, ProblemError, problem } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
-import { ProblemError, problem } from "./problem.ts";
-import { apiKeyRateProblem, withinApiKeyRate, withinSessionRate } from "./rate-limit.ts";
+import { apiKeyRateProblem, withinApiKeyRate } from "./rate-limit.ts";
 
+const REALM = "sos";
+
+/** RFC 6750: no `error` when no credentials were sent; `invalid_token` when they were bad. */
+function bearerChallenge(realm: string, invalid: boolean): string {
+  return invalid ? `Bearer realm="${realm}", error="invalid_token"` : `Bearer realm="${realm}"`;
+}
+
+function unauthorized(code: ProblemCode, detail: string, challenge: string): ProblemError {
+  return new ProblemError(problem(code, detail, { challenge }));
+}
+
+/** The bearer token, "" for an Authorization header of another form, null without one. */
 function bearerToken(c: Context<AppEnv>): string | null {
   const header = c.req.header("Authorization");
-  if (!header) return null;
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  return match?.[1] ?? "";
+  if (header === undefined) return null;
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? "";
 }
 
 export function requireAdmin(): MiddlewareHandler<AppEnv> {
+  const realm = `${REALM}-admin`;
   return async function adminAuth(c, next) {
     const token = bearerToken(c);
-    if (token === null)
-      throw new ProblemError(problem("missing_credentials", "Send Authorization: Bearer <admin token>."));
+    if (token === null) {
+      throw unauthorized(
+        "missing_credentials",
+        "Send Authorization: Bearer <admin token>.",
+        bearerChallenge(realm, false),
+      );
+    }
     if (!(await isAdminToken(c.env, token))) {
-      throw new ProblemError(problem("invalid_admin_token", "The admin token is not valid."));
+      throw unauthorized(
+        "invalid_admin_token",
+        "The admin token is not valid.",
+        bearerChallenge(realm, true),
+      );
     }
     await next();
   };
@@ -30,13 +53,16 @@ export function requireAdmin(): MiddlewareHandler<AppEnv> {
 
 /** X-API-Key for the path's platform, within the key's rate. */
 export function requireApiKey(): MiddlewareHandler<AppEnv> {
+  const challenge = `ApiKey realm="${REALM}", header="X-API-Key"`;
   return async function apiKeyAuth(c, next) {
     const presented = c.req.header("X-API-Key");
-    if (!presented)
-      throw new ProblemError(problem("missing_credentials", "Send the platform's API key in X-API-Key."));
+    if (!presented) {
+      throw unauthorized("missing_credentials", "Send the platform's API key in X-API-Key.", challenge);
+    }
     const identity = await authenticateApiKey(c.env.DB, presented);
-    if (!identity)
-      throw new ProblemError(problem("invalid_api_key", "The API key is not valid or was revoked."));
+    if (!identity) {
+      throw unauthorized("invalid_api_key", "The API key is not valid or was revoked.", challenge);
+    }
     if (identity.platformId !== c.req.param("platformId")) {
       throw new ProblemError(problem("forbidden", "This API key belongs to another platform."));
     }
@@ -46,32 +72,60 @@ export function requireApiKey(): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** The claims of a genuine session token; 401 when it is not one, 410 when only its `exp` has passed. */
-export async function verifiedClaims(env: Env, token: string): Promise<SessionTokenClaims> {
-  const verified = await verifySessionToken(env, token);
-  if (verified.ok) return verified.claims;
-  if (verified.reason === "expired")
-    throw new ProblemError(problem("session_expired", "This session has expired."));
-  throw new ProblemError(problem("invalid_token", "The token is malformed, forged or not for this service."));
-}
-
-/**
- * A session token of `role` for the path's platform and session. Over-rate requests are marked, not refused:
- * the route decides (the first SOS trigger of a session is never refused for rate).
- */
+/** A session token of `role` for the path's platform and session. Rate limits are the session object's. */
 export function requireSessionToken(role: Role): MiddlewareHandler<AppEnv> {
   return async function sessionTokenAuth(c, next) {
     const token = bearerToken(c);
-    if (token === null)
-      throw new ProblemError(problem("missing_credentials", `Send Authorization: Bearer <${role} token>.`));
-    const claims = await verifiedClaims(c.env, token);
+    if (token === null) {
+      throw unauthorized(
+        "missing_credentials",
+        `Send Authorization: Bearer <${role} token>.`,
+        bearerChallenge(REALM, false),
+      );
+    }
+    const { claims, expired } = await genuineClaims(c.env, token);
+    // A token for another role, platform or session is refused as such, even past its `exp`.
     if (claims.aud !== role)
       throw new ProblemError(problem("forbidden", `This action needs a ${role} token.`));
     if (claims.pid !== c.req.param("platformId") || claims.sid !== c.req.param("sessionId")) {
       throw new ProblemError(problem("forbidden", "This token is for another session."));
     }
+    if (expired) throw new ProblemError(expiredProblem());
     c.set("claims", claims);
-    c.set("rateLimited", !(await withinSessionRate(c.env, claims.sid, claims.aud)));
     await next();
   };
+}
+
+/** The claims of a live session token (for `/ws`, where no path names a session): 401 or 410 otherwise. */
+export async function liveClaims(env: Env, token: string): Promise<SessionTokenClaims> {
+  const { claims, expired } = await genuineClaims(env, token);
+  if (expired) throw new ProblemError(expiredProblem());
+  return claims;
+}
+
+export function missingSocketToken(): ProblemError {
+  return unauthorized(
+    "missing_credentials",
+    "Pass the session token as ?token=.",
+    bearerChallenge(REALM, false),
+  );
+}
+
+/** A token we signed (past its `exp` or not); 401 for anything else. */
+async function genuineClaims(
+  env: Env,
+  token: string,
+): Promise<{ claims: SessionTokenClaims; expired: boolean }> {
+  const verified = await verifySessionToken(env, token);
+  if (verified.ok) return { claims: verified.claims, expired: false };
+  if (verified.reason === "expired") return { claims: verified.claims, expired: true };
+  throw unauthorized(
+    "invalid_token",
+    "The token is malformed, forged or not for this service.",
+    bearerChallenge(REALM, true),
+  );
+}
+
+function expiredProblem() {
+  return problem("session_expired", "This session has expired.");
 }

@@ -1,36 +1,46 @@
 // Reads and validates a JSON request body, reporting the first problem in the contract's order: 413, 415, 400.
 import type { z } from "@hono/zod-openapi";
 import { HTTP_LIMITS } from "../config.ts";
-import { type FieldError, type Problem, problem } from "./problem.ts";
+import { type Checked, type FieldError, type Problem, problem } from "../problem.ts";
 
-export type BodyResult<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+export type BodyResult<T> = Checked<T>;
 
 export interface ReadBodyOptions {
   /** When true, an absent body counts as `{}` (SOS trigger and cancel). */
   optional?: boolean;
 }
 
-const JSON_MEDIA_TYPE = /^application\/([\w.+-]+\+)?json\s*(;|$)/i;
+/**
+ * `application/json` and nothing else (no `+json` types), with no parameter but `charset=utf-8`
+ * (SPEC section 7): a body declared in another charset would be read wrongly, so it is refused.
+ */
+export function isJsonMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false;
+  const [type = "", ...parameters] = contentType.split(";");
+  if (type.trim().toLowerCase() !== "application/json") return false;
+  return parameters.every((parameter) => /^\s*(charset\s*=\s*("utf-8"|utf-8)\s*)?$/i.test(parameter));
+}
 
 export async function readJsonBody<S extends z.ZodType>(
   request: Request,
   schema: S,
   options: ReadBodyOptions = {},
 ): Promise<BodyResult<z.infer<S>>> {
-  const raw = await readCappedText(request);
-  if (raw === null) {
+  const bytes = await readCappedBytes(request);
+  if (bytes === null) {
     return fail(problem("payload_too_large", `The body must be at most ${HTTP_LIMITS.maxBodyBytes} bytes.`));
   }
-  const contentType = request.headers.get("Content-Type");
-  if (raw.trim() === "") {
+  const raw = utf8(bytes);
+  if (raw?.trim() === "") {
     if (options.optional) return validate(schema, {});
     return fail(problem("invalid_request", "A JSON request body is required."));
   }
-  if (!contentType || !JSON_MEDIA_TYPE.test(contentType)) {
+  if (!isJsonMediaType(request.headers.get("Content-Type"))) {
     return fail(
       problem("unsupported_media_type", "Send the body as JSON with Content-Type: application/json."),
     );
   }
+  if (raw === null) return fail(problem("invalid_json", "The request body is not UTF-8."));
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -80,12 +90,12 @@ function fail(value: Problem): { ok: false; problem: Problem } {
   return { ok: false, problem: value };
 }
 
-/** The body as text, or null when it exceeds the limit (checked on the header and while reading). */
-async function readCappedText(request: Request): Promise<string | null> {
+/** The body's bytes, or null when they exceed the limit (checked on the header and while reading). */
+async function readCappedBytes(request: Request): Promise<Uint8Array | null> {
   const limit = HTTP_LIMITS.maxBodyBytes;
   const declared = Number(request.headers.get("Content-Length"));
   if (Number.isFinite(declared) && declared > limit) return null;
-  if (!request.body) return "";
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -105,5 +115,14 @@ async function readCappedText(request: Request): Promise<string | null> {
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return new TextDecoder().decode(bytes);
+  return bytes;
+}
+
+/** The text, or null when the bytes are not UTF-8 (never silently replaced). */
+function utf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    return null;
+  }
 }

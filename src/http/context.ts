@@ -8,8 +8,6 @@ export interface AppVariables {
   apiKey: { platformId: string; apiKeyId: string };
   /** Set by the session-token middleware. */
   claims: SessionTokenClaims;
-  /** Set by the session-token middleware when this session and role is over its rate. */
-  rateLimited: boolean;
 }
 
 export interface AppEnv {

@@ -2,7 +2,7 @@
 
 import { HTTP_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
-import { ProblemError, problem } from "./problem.ts";
+import { ProblemError, problem } from "../problem.ts";
 
 export interface IdempotentAnswer {
   status: number;

@@ -103,12 +103,12 @@ export const ROUTES = [
     method: "get",
     path: "/v1/platforms/{platformId}/sessions/{sessionId}/events",
     tags: ["Platform"],
-    summary: "The session's audit trail (never holds coordinates)",
+    summary: "The session's audit trail, a page at a time (never holds coordinates)",
     security: apiKey,
-    request: { params: sessionParams },
+    request: { params: sessionParams, query: s.EventsQuery },
     responses: {
       200: { description: "Events in order", content: json(s.AuditEventsResponse) },
-      ...errors(401, 403, 404, 429),
+      ...errors(400, 401, 403, 404, 429),
     },
   }),
   createRoute({
@@ -151,18 +151,28 @@ export const ROUTES = [
         description: "The nearest PSAPs (for a fix) or an acknowledgement (for `unavailable`)",
         content: json(z.union([s.PsapResultsResponse, s.LocationReceivedResponse])),
       },
-      ...errors(400, 401, 403, 409, 410, 413, 415, 429, 503),
+      ...errors(400, 401, 403, 409, 410, 413, 415, 429),
+      503: {
+        description:
+          "The PSAP data could not be read (psap_lookup_failed, psap_index_unavailable); with Retry-After",
+        content: problemContent,
+      },
     },
   }),
   createRoute({
     method: "get",
     path: "/ws",
     tags: ["Browser"],
-    summary: "The session socket (patient or counselor token in ?token=)",
+    summary: "The session socket (patient or counselor token in ?token=); without Upgrade, a probe",
     request: { query: z.object({ token: z.string() }) },
     responses: {
       101: { description: "Switching protocols" },
-      ...errors(401, 410, 426),
+      ...errors(400, 401, 410, 426),
+      429: {
+        description:
+          "10 sockets of this role are open, or 30 were opened in the last minute; with Retry-After",
+        content: problemContent,
+      },
     },
   }),
   createRoute({

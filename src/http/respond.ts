@@ -1,6 +1,5 @@
 // Turns a session object's outcome into the HTTP answer.
-import type { Outcome } from "../session/outcome.ts";
-import { ProblemError } from "./problem.ts";
+import { type Outcome, ProblemError } from "../problem.ts";
 
 export function respond<T>(outcome: Outcome<T>, headers: Record<string, string> = {}): Response {
   if (!outcome.ok) throw new ProblemError(outcome.problem);

@@ -1,6 +1,6 @@
 // Zod schemas of every request and response body: they validate requests and produce the OpenAPI document.
 import { z } from "@hono/zod-openapi";
-import { HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
+import { AUDIT_LIMITS, HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
 import { EmergencyNumbers, PsapArea, PsapRecordSchema } from "./schemas-psaps.ts";
 
 const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
@@ -34,8 +34,49 @@ export const CreateSessionRequest = z
       .max(SESSION_LIMITS.maxExpiresInMinutes)
       .optional()
       .openapi({ default: SESSION_LIMITS.defaultExpiresInMinutes }),
+    patient_address: z
+      .string()
+      .min(1, "patient_address must not be empty")
+      .max(
+        SESSION_LIMITS.maxPatientAddressLength,
+        `patient_address must be at most ${SESSION_LIMITS.maxPatientAddressLength} characters`,
+      )
+      .optional()
+      .openapi({
+        description:
+          "The address on file for this visit: shown to counselors only, never to the patient, erased when the session ends",
+        example: "1200 W Harrison St, Chicago, IL 60607",
+      }),
   })
   .openapi("CreateSessionRequest");
+
+/** A whole number in a query string ("12"), as the number. */
+const queryInteger = (name: string, min: number, max: number) =>
+  z
+    .string()
+    .regex(/^\d{1,15}$/, `${name} must be a whole number`)
+    .transform(Number)
+    .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
+
+/** `GET .../events?after=&limit=`. */
+export const EventsQuery = z.object({
+  after: queryInteger("after", 0, Number.MAX_SAFE_INTEGER)
+    .optional()
+    .transform((value) => value ?? 0)
+    .openapi({
+      param: { name: "after", in: "query" },
+      description: "return events after this seq",
+      example: "0",
+    }),
+  limit: queryInteger("limit", 1, AUDIT_LIMITS.maxPageSize)
+    .optional()
+    .transform((value) => value ?? AUDIT_LIMITS.defaultPageSize)
+    .openapi({
+      param: { name: "limit", in: "query" },
+      description: `events per page (default ${AUDIT_LIMITS.defaultPageSize}, at most ${AUDIT_LIMITS.maxPageSize})`,
+      example: "100",
+    }),
+});
 
 /** SOS trigger and cancel take no body, or `{}`. */
 export const EmptyRequest = z.strictObject({}).openapi("EmptyRequest");
@@ -128,6 +169,11 @@ export const AuditEventsResponse = z
         data: z.record(z.string(), z.unknown()).optional(),
       }),
     ),
+    next_after: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "pass as ?after= for the next page; null when no more events follow" }),
   })
   .openapi("AuditEvents");
 

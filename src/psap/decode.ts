@@ -35,12 +35,12 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
     nearest: json.n,
     nearestBoundM: json.d,
     areas,
-    grid: areaGrid(areas, json.c[0], json.c[1], maxToleranceKm),
+    grid: areaGrid(areas, json.c[1], maxToleranceKm),
   };
 }
 
 /** Which areas (in entry order) can reach each cell of a grid over the entry's areas. */
-function areaGrid(areas: readonly EntryArea[], lat: number, lon: number, toleranceKm: number): AreaGrid {
+function areaGrid(areas: readonly EntryArea[], lon: number, toleranceKm: number): AreaGrid {
   let minLon = Number.POSITIVE_INFINITY;
   let maxLon = Number.NEGATIVE_INFINITY;
   let minLat = Number.POSITIVE_INFINITY;

@@ -1,4 +1,5 @@
-// The session's audit trail, in the object's own SQLite storage. Events never hold coordinates.
+// The session's audit trail, in the object's own SQLite storage, and the sockets it shows as connected.
+// Events never hold coordinates or the address on file.
 import type { Role } from "../../sdk/src/protocol.ts";
 
 export type AuditEventType =
@@ -28,8 +29,15 @@ export interface AuditEvent {
   data?: AuditData;
 }
 
-/** Keys that would carry a position: refused at write time, as a last line of defence. */
-const FORBIDDEN_KEYS = /^(lat|latitude|lon|lng|longitude|coords?|location|position)$/i;
+export interface AuditPage {
+  events: AuditEvent[];
+  /** The last `seq` returned, or null when no more events follow. */
+  next_after: number | null;
+}
+
+/** Keys that would carry a position or an address: refused at write time, as a last line of defence. */
+const FORBIDDEN_KEYS =
+  /^(lat|latitude|lon|lng|longitude|coords?|location|position|address|patient_address)$/i;
 
 export class AuditLog {
   readonly #sql: SqlStorage;
@@ -42,6 +50,15 @@ export class AuditLog {
       at TEXT NOT NULL,
       actor TEXT NOT NULL,
       data TEXT
+    )`);
+    // The upgrade rate is read from the trail itself: exact, and no write of its own.
+    this.#sql.exec(
+      "CREATE INDEX IF NOT EXISTS socket_connects ON audit_events(actor) WHERE type = 'socket_connected'",
+    );
+    // Sockets the trail shows as connected, so a socket that vanished without a close can be found.
+    this.#sql.exec(`CREATE TABLE IF NOT EXISTS open_sockets (
+      socket_id TEXT PRIMARY KEY,
+      role TEXT NOT NULL
     )`);
   }
 
@@ -60,13 +77,17 @@ export class AuditLog {
     );
   }
 
-  list(): AuditEvent[] {
+  /** Up to `limit` events after `after`, in order. */
+  page(after: number, limit: number): AuditPage {
     const rows = this.#sql
       .exec<{ seq: number; type: string; at: string; actor: string; data: string | null }>(
-        "SELECT seq, type, at, actor, data FROM audit_events ORDER BY seq",
+        "SELECT seq, type, at, actor, data FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?",
+        after,
+        limit + 1,
       )
       .toArray();
-    return rows.map((row) => {
+    const more = rows.length > limit;
+    const events = rows.slice(0, limit).map((row) => {
       const event: AuditEvent = {
         seq: row.seq,
         type: row.type as AuditEventType,
@@ -76,5 +97,41 @@ export class AuditLog {
       if (row.data !== null) event.data = JSON.parse(row.data) as AuditData;
       return event;
     });
+    return { events, next_after: more ? (events.at(-1)?.seq ?? null) : null };
+  }
+
+  /** When the `count`-th most recent accepted socket of `role` connected (ms), or null if there were fewer. */
+  nthLatestConnect(role: Role, count: number): number | null {
+    const row = this.#sql
+      .exec<{ at: string }>(
+        "SELECT at FROM audit_events WHERE type = 'socket_connected' AND actor = ? ORDER BY seq DESC LIMIT 1 OFFSET ?",
+        role,
+        count - 1,
+      )
+      .toArray()[0];
+    return row ? Date.parse(row.at) : null;
+  }
+
+  socketConnected(socketId: string, role: Role, at: number): void {
+    this.#sql.exec("INSERT OR REPLACE INTO open_sockets (socket_id, role) VALUES (?, ?)", socketId, role);
+    this.append("socket_connected", role, at, { socket_id: socketId });
+  }
+
+  /** Records the socket as gone, once: a close after an error (or a reconciled one) adds nothing. */
+  socketDisconnected(socketId: string, at: number, data: AuditData = {}): boolean {
+    const gone = this.#sql
+      .exec<{ role: string }>("DELETE FROM open_sockets WHERE socket_id = ? RETURNING role", socketId)
+      .toArray()[0];
+    if (!gone) return false;
+    this.append("socket_disconnected", gone.role as Role, at, { socket_id: socketId, ...data });
+    return true;
+  }
+
+  /** Ids of the sockets the trail shows as connected. */
+  openSocketIds(): string[] {
+    return this.#sql
+      .exec<{ socket_id: string }>("SELECT socket_id FROM open_sockets")
+      .toArray()
+      .map((row) => row.socket_id);
   }
 }

@@ -1,8 +1,9 @@
 // Builders for the socket messages a session sends; shapes come from the SDK's protocol module.
+// Only counselors ever see where the patient is: the fix and the address on file.
 import type {
+  CounselorUnavailableReason,
   LocationRequestMessage,
   LocationUnavailableMessage,
-  LocationUnavailableReason,
   PsapResultsMessage,
   Role,
   SessionEndedMessage,
@@ -12,35 +13,51 @@ import type {
 import { iso, type SessionRecord } from "./record.ts";
 
 export function sessionStateMessage(record: SessionRecord, role: Role): SessionStateMessage {
-  return {
+  const message: SessionStateMessage = {
     type: "session_state",
     session_id: record.session_id,
     role,
     state: record.state,
     expires_at: iso(record.expires_at),
-  } satisfies SessionStateMessage;
+  };
+  if (role === "counselor") message.patient_address = addressOf(record);
+  return message;
 }
 
 export function locationRequestMessage(record: SessionRecord, now: number): LocationRequestMessage {
   return { type: "location_request", session_id: record.session_id, requested_at: iso(now) };
 }
 
-/** The latest results for a role: counselors see where the patient is, patients get no `location` field at all. */
+/** The latest results for a role: counselors see where the patient is, patients get no `location` or `patient_address` field at all. */
 export function psapResultsMessage(record: SessionRecord, role: Role): PsapResultsMessage | null {
   const result = record.latest_result;
   if (!result) return null;
   const message: PsapResultsMessage = { type: "psap_results", session_id: record.session_id, ...result };
-  if (role === "counselor" && record.location) message.location = { ...record.location };
+  if (role === "counselor") {
+    if (record.location) message.location = { ...record.location };
+    message.patient_address = addressOf(record);
+  }
   return message;
 }
 
+/** Counselors only. */
 export function locationUnavailableMessage(
   record: SessionRecord,
-  reason: LocationUnavailableReason,
+  reason: CounselorUnavailableReason,
 ): LocationUnavailableMessage {
-  return { type: "location_unavailable", session_id: record.session_id, reason, patient_address: null };
+  return {
+    type: "location_unavailable",
+    session_id: record.session_id,
+    reason,
+    patient_address: addressOf(record),
+  };
 }
 
 export function sessionEndedMessage(record: SessionRecord, reason: SessionEndReason): SessionEndedMessage {
   return { type: "session_ended", session_id: record.session_id, reason };
+}
+
+/** Records stored before the address existed have no field: null, as for a session created without one. */
+function addressOf(record: SessionRecord): string | null {
+  return record.patient_address ?? null;
 }

@@ -1,5 +1,5 @@
 // What a session object stores about its session, and the views of it the API shows.
-import type { PsapResultsBody, ReportedLocation, SessionState } from "../../sdk/src/protocol.ts";
+import type { PsapResultsBody, ReportedLocation, Role, SessionState } from "../../sdk/src/protocol.ts";
 
 export interface SessionRecord {
   session_id: string;
@@ -12,16 +12,15 @@ export interface SessionRecord {
   /** When an `active` session expires (ms). */
   expires_at: number;
   sos_started_at: number | null;
-  ended_at: number | null;
   /** Set when a trigger is waiting for a fix or an `unavailable` report: the 30 s clock. */
   location_deadline_at: number | null;
   /** The patient's latest fix: erased on cancel, end and expiry. */
   location: ReportedLocation | null;
-  /** Bumped on every fix, so a slow lookup for an older fix never overwrites a newer result. */
-  location_version: number;
   /** The latest lookup for the current SOS (no coordinates in it). */
   latest_result: PsapResultsBody | null;
-  /** When the session reached a final state: the audit trail is purged 30 days later. */
+  /** The address the platform has on file: shown to counselors only, erased on end and expiry. */
+  patient_address: string | null;
+  /** When the session reached a final state (the API's `ended_at` when it ended); the audit trail is purged 30 days later. */
   final_at: number | null;
 }
 
@@ -31,6 +30,7 @@ export interface NewSessionInput {
   meeting_id: string;
   counselor_id: string;
   patient_id: string;
+  patient_address: string | null;
   created_at: number;
   expires_at: number;
 }
@@ -40,10 +40,8 @@ export function newRecord(input: NewSessionInput): SessionRecord {
     ...input,
     state: "active",
     sos_started_at: null,
-    ended_at: null,
     location_deadline_at: null,
     location: null,
-    location_version: 0,
     latest_result: null,
     final_at: null,
   };
@@ -57,6 +55,11 @@ export function isoOrNull(ms: number | null): string | null {
   return ms === null ? null : iso(ms);
 }
 
+/** The API's `ended_at`: set only for a session that was ended (an expired one has none). */
+export function endedAt(record: SessionRecord): number | null {
+  return record.state === "ended" ? record.final_at : null;
+}
+
 export interface SessionViewBody {
   session_id: string;
   platform_id: string;
@@ -67,4 +70,18 @@ export interface SessionViewBody {
   ended_at: string | null;
   patient_connected: boolean;
   counselor_connected: boolean;
+}
+
+export function sessionView(record: SessionRecord, connected: Record<Role, boolean>): SessionViewBody {
+  return {
+    session_id: record.session_id,
+    platform_id: record.platform_id,
+    state: record.state,
+    created_at: iso(record.created_at),
+    expires_at: iso(record.expires_at),
+    sos_started_at: isoOrNull(record.sos_started_at),
+    ended_at: isoOrNull(endedAt(record)),
+    patient_connected: connected.patient,
+    counselor_connected: connected.counselor,
+  };
 }

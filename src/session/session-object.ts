@@ -1,23 +1,42 @@
-// One Durable Object per session: its state machine, sockets, deadlines and audit trail.
+// One Durable Object per session: its state machine, sockets, deadlines, rate limits and audit trail.
+//
+// Durability without waiting: every change is written with synchronous storage calls (the record in
+// `storage.kv`, the trail in SQL) that commit together, and the runtime's output gate holds every
+// answer and socket message until that write is confirmed. So nothing on the SOS path awaits storage,
+// and nothing anyone hears can be lost by a crash. The only await on that path is the PSAP lookup.
 
 import { DurableObject } from "cloudflare:workers";
 import type {
   LocationFix,
-  LocationUnavailableReason,
+  LocationSubmission,
   PsapResultsBody,
+  ReportedLocation,
   Role,
   SessionEndResponse,
   SosCancelResponse,
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
 import { HEARTBEAT_PING, HEARTBEAT_PONG } from "../../sdk/src/protocol.ts";
-import { PSAP_LIMITS, SESSION_LIMITS } from "../config.ts";
+import { RATE_LIMITS } from "../config.ts";
 import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
-import { type Problem, problem, problemResponse } from "../http/problem.ts";
-import { sessionRateProblem } from "../http/rate-limit.ts";
-import { lookupPsaps, PsapIndexUnavailableError } from "../psap/lookup.ts";
-import { type AuditEvent, AuditLog } from "./audit-log.ts";
+import {
+  type Checked,
+  failure,
+  type Outcome,
+  type Problem,
+  problem,
+  problemResponse,
+  success,
+} from "../problem.ts";
+import {
+  type AuditActor,
+  type AuditData,
+  type AuditEventType,
+  AuditLog,
+  type AuditPage,
+} from "./audit-log.ts";
+import { callerOf, type SessionCaller } from "./caller.ts";
 import { dueDeadlines, nextAlarmAt } from "./deadlines.ts";
 import {
   locationRequestMessage,
@@ -26,52 +45,51 @@ import {
   sessionEndedMessage,
   sessionStateMessage,
 } from "./messages.ts";
-import { failure, type Outcome, success } from "./outcome.ts";
+import { SlidingWindow } from "./rate-window.ts";
 import {
+  endedAt,
   iso,
-  isoOrNull,
   type NewSessionInput,
   newRecord,
   type SessionRecord,
   type SessionViewBody,
+  sessionView,
 } from "./record.ts";
-import { SocketHub } from "./sockets.ts";
-import { isFinal, nextState } from "./transitions.ts";
+import { lookupForSession, resultOf } from "./session-lookup.ts";
+import { closeQuietly, isWebSocketHandshake, SocketHub } from "./sockets.ts";
+import { isFinal, type SessionEvent, startsSos, transition } from "./transitions.ts";
 
 const RECORD_KEY = "session";
 
-/** Who calls a browser method, as the worker verified from the token. */
-export interface SessionCaller {
-  role: Role;
-  sub: string;
-  jti: string;
-}
-
-/** A body the worker read: the value, or the problem it found (reported only after 404/410, per the error order). */
-export type CheckedBody<T> = { ok: true; value: T } | { ok: false; problem: Problem };
-
-/** Headers by which the worker hands the verified identity of a socket to the object. */
-export const SOCKET_IDENTITY_HEADERS = {
-  role: "X-Session-Role",
-  sub: "X-Session-Sub",
-  jti: "X-Session-Jti",
-} as const;
+/** A browser call let through: the live record and the checked body. */
+type Admitted<T> = { ok: true; record: SessionRecord; value: T } | { ok: false; problem: Problem };
 
 export class SessionObject extends DurableObject<Env> {
-  #record: SessionRecord | null = null;
-  /** The alarm as last set (undefined: not read yet), so a save costs no alarm read. */
-  #alarmAt: number | null | undefined;
+  #record: SessionRecord | null;
+  /** The alarm as last set, so a change costs no alarm read. */
+  #alarmAt: number | null = null;
   readonly #audit: AuditLog;
   readonly #sockets: SocketHub;
+  readonly #requests = new SlidingWindow<Role>(
+    RATE_LIMITS.sessionRole.limit,
+    RATE_LIMITS.sessionRole.windowMs,
+  );
+  /** Moves on whenever the state changes (an SOS starts or is cancelled, the session ends): a lookup delivers only to the SOS that asked. */
+  #sosGeneration = 0;
+  /** Moves on with every fix: only the latest fix's lookup is delivered. */
+  #fixGeneration = 0;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#audit = new AuditLog(ctx.storage.sql);
-    this.#sockets = new SocketHub(ctx);
+    this.#sockets = new SocketHub(ctx, this.#audit);
     // Answered by the runtime without waking the object: heartbeats cost nothing while hibernated.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
+    this.#record = ctx.storage.kv.get<SessionRecord>(RECORD_KEY) ?? null;
+    // On every wake: the trail never shows a socket connected that is gone.
+    if (this.#record) this.#sockets.reconcile(Date.now());
     ctx.blockConcurrencyWhile(async () => {
-      this.#record = (await ctx.storage.get<SessionRecord>(RECORD_KEY)) ?? null;
+      this.#alarmAt = await ctx.storage.getAlarm();
     });
   }
 
@@ -81,73 +99,58 @@ export class SessionObject extends DurableObject<Env> {
   async create(input: NewSessionInput): Promise<Outcome<SessionViewBody>> {
     if (this.#record) return failure(problem("internal_error", "Session id collision; retry the request."));
     const record = newRecord(input);
-    this.#record = record;
-    this.#audit.append("session_created", "platform", input.created_at, {
+    this.#store(record);
+    this.#recordEvent("session_created", "platform", input.created_at, {
       meeting_id: input.meeting_id,
       expires_at: iso(input.expires_at),
     });
-    await this.#save();
-    return success(this.#view(record), 201);
+    return success(sessionView(record, this.#connected()), 201);
   }
 
   async read(platformId: string): Promise<Outcome<SessionViewBody>> {
-    const record = await this.#platformRecord(platformId);
-    if (!record) return failure(notFound());
-    return success(this.#view(record));
+    const record = this.#platformRecord(platformId);
+    return record ? success(sessionView(record, this.#connected())) : failure(notFound());
   }
 
-  async events(platformId: string): Promise<Outcome<{ events: AuditEvent[] }>> {
-    const record = await this.#platformRecord(platformId);
-    if (!record) return failure(notFound());
-    return success({ events: this.#audit.list() });
+  async events(
+    platformId: string,
+    page: Checked<{ after: number; limit: number }>,
+  ): Promise<Outcome<AuditPage>> {
+    if (!this.#platformRecord(platformId)) return failure(notFound());
+    if (!page.ok) return failure(page.problem);
+    return success(this.#audit.page(page.value.after, page.value.limit));
   }
 
   async end(platformId: string): Promise<Outcome<SessionEndResponse>> {
-    const record = await this.#platformRecord(platformId);
+    const now = Date.now();
+    const record = this.#platformRecord(platformId, now);
     if (!record) return failure(notFound());
     if (record.state === "expired") return failure(overProblem(record));
-    if (record.state !== "ended") {
-      const now = Date.now();
-      this.#finish(record, "ended", now);
-      record.ended_at = now;
-      this.#audit.append("session_ended", "platform", now);
-      await this.#save();
-      this.#closeAll(record, "ended");
+    const ended = this.#apply({ type: "end", at: now });
+    // Ending an ended session answers the same again, and records nothing.
+    if (ended && ended !== record) {
+      this.#recordEvent("session_ended", "platform", now);
+      this.#closeAll(ended, "ended");
     }
     return success({
       session_id: record.session_id,
       state: "ended",
-      ended_at: iso(record.ended_at ?? Date.now()),
+      ended_at: iso(endedAt(ended ?? record) ?? now),
     });
   }
 
   // -------------------------------------------------------------------------
-  // Browser (token) methods
+  // Browser (token) methods: each passes #admit first, so each is rate limited unless exempt.
 
-  async trigger(
-    caller: SessionCaller,
-    body: CheckedBody<unknown>,
-    options: { rateLimited: boolean },
-  ): Promise<Outcome<SosTriggerResponse>> {
-    const checked = await this.#liveRecord(body);
-    if (!checked.ok) return checked;
-    const record = checked.record;
-    const next = nextState(record.state, "trigger");
-    if (next === null)
-      return failure(problem("not_in_sos", `A session in state ${record.state} cannot start an SOS.`));
-    const starts = record.state === "active";
-    // The first trigger of an SOS is never refused for rate; repeats are.
-    if (!starts && options.rateLimited) return failure(sessionRateProblem());
+  async trigger(caller: SessionCaller, body: Checked<unknown>): Promise<Outcome<SosTriggerResponse>> {
     const now = Date.now();
-    if (starts) {
-      record.state = next;
-      record.sos_started_at = now;
-      record.location = null;
-      record.latest_result = null;
-    }
-    record.location_deadline_at = now + SESSION_LIMITS.locationDeadlineMs;
-    this.#audit.append("sos_triggered", caller.role, now, { repeat: !starts });
-    await this.#save();
+    // The trigger that starts an SOS is never refused for rate; repeats are.
+    const admitted = this.#admit(caller, body, now, startsSos);
+    if (!admitted.ok) return admitted;
+    const starts = startsSos(admitted.record);
+    const record = this.#apply({ type: "trigger", at: now });
+    if (!record) return failure(problem("not_in_sos", "This session cannot start an SOS."));
+    this.#recordEvent("sos_triggered", caller.role, now, { repeat: !starts });
     if (starts) this.#broadcastState(record);
     this.#requestLocation(record, now);
     return success(
@@ -161,244 +164,248 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 
-  async cancel(caller: SessionCaller, body: CheckedBody<unknown>): Promise<Outcome<SosCancelResponse>> {
-    const checked = await this.#liveRecord(body);
-    if (!checked.ok) return checked;
-    const record = checked.record;
-    const next = nextState(record.state, "cancel");
-    if (next === null) return failure(problem("not_in_sos", "There is no SOS to cancel."));
+  async cancel(caller: SessionCaller, body: Checked<unknown>): Promise<Outcome<SosCancelResponse>> {
     const now = Date.now();
-    record.state = next;
-    record.location = null;
-    record.latest_result = null;
-    record.location_deadline_at = null;
-    record.expires_at = Math.max(record.expires_at, now + SESSION_LIMITS.cancelGraceMs);
-    this.#audit.append("sos_cancelled", caller.role, now);
-    await this.#save();
+    const admitted = this.#admit(caller, body, now);
+    if (!admitted.ok) return admitted;
+    const record = this.#apply({ type: "cancel", at: now });
+    if (!record) return failure(problem("not_in_sos", "There is no SOS to cancel."));
+    this.#recordEvent("sos_cancelled", caller.role, now);
     this.#broadcastState(record);
     return success({ session_id: record.session_id, state: "active", expires_at: iso(record.expires_at) });
   }
 
   async submitLocation(
     caller: SessionCaller,
-    body: CheckedBody<LocationFix | { unavailable: LocationUnavailableReason }>,
+    body: Checked<LocationSubmission>,
   ): Promise<Outcome<PsapResultsBody | { received: true }>> {
-    const checked = await this.#liveRecord(body);
-    if (!checked.ok) return checked;
-    const record = checked.record;
-    if (record.state !== "sos") return failure(problem("not_in_sos", "No SOS is waiting for a location."));
-    if (!body.ok) return failure(body.problem); // unreachable: #liveRecord reported it
-    const submission = body.value;
     const now = Date.now();
+    const admitted = this.#admit(caller, body, now);
+    if (!admitted.ok) return admitted;
+    if (admitted.record.state !== "sos") return failure(notInSos("No SOS is waiting for a location."));
+    const submission = admitted.value;
     if ("unavailable" in submission) {
-      record.location_deadline_at = null;
-      this.#audit.append("location_unavailable", caller.role, now, { reason: submission.unavailable });
-      await this.#save();
+      const record = this.#apply({ type: "unavailable", at: now }) ?? admitted.record;
+      this.#recordEvent("location_unavailable", caller.role, now, { reason: submission.unavailable });
       this.#sockets.broadcast("counselor", locationUnavailableMessage(record, submission.unavailable));
       return success({ received: true });
     }
-    return this.#locate(record, submission, caller, now);
+    return this.#locate(caller, submission, now);
   }
 
   // -------------------------------------------------------------------------
   // Sockets
 
+  /** `/ws`, after the worker checked the token: the upgrade, or the probe without `Upgrade` (SPEC section 5). */
   override async fetch(request: Request): Promise<Response> {
-    const record = await this.#current();
-    if (!record) return problemResponse(problem("session_expired", "This session is no longer stored."));
+    const now = Date.now();
+    const record = this.#current(now);
+    if (!record) return problemResponse(notStored());
     if (isFinal(record.state)) return problemResponse(overProblem(record));
+    const caller = callerOf(request);
+    if (!caller) return problemResponse(problem("invalid_token", "The socket has no verified role."));
+    const refused = this.#sockets.refusal(caller.role, now);
+    if (refused) return problemResponse(refused);
     if (request.headers.get("Upgrade")?.toLowerCase() !== "websocket") {
       return problemResponse(problem("upgrade_required", "Open this URL as a WebSocket."));
     }
-    const role = request.headers.get(SOCKET_IDENTITY_HEADERS.role);
-    if (role !== "patient" && role !== "counselor") {
-      return problemResponse(problem("invalid_token", "The socket has no verified role."));
+    // A handshake the runtime would refuse after we answer: refuse it first, and record nothing.
+    if (!isWebSocketHandshake(request)) {
+      return problemResponse(problem("invalid_request", "A WebSocket handshake needs a Sec-WebSocket-Key."));
     }
-    const now = Date.now();
-    const pair = new WebSocketPair();
-    const [client, server] = [pair[0], pair[1]];
-    this.#sockets.accept(server, {
-      role,
-      sub: request.headers.get(SOCKET_IDENTITY_HEADERS.sub) ?? "",
-      jti: request.headers.get(SOCKET_IDENTITY_HEADERS.jti) ?? "",
-      connected_at: now,
-    });
-    this.#audit.append("socket_connected", role, now);
-    this.#sockets.send(server, sessionStateMessage(record, role));
-    if (role === "patient" && record.state === "sos" && record.location === null) {
+    const { client, server } = this.#sockets.connect(caller, now);
+    this.#sockets.send(server, sessionStateMessage(record, caller.role));
+    if (caller.role === "patient" && record.state === "sos" && record.location === null) {
       this.#sockets.send(server, locationRequestMessage(record, now));
-      this.#audit.append("location_requested", "system", now, { on_connect: true });
+      this.#recordEvent("location_requested", "system", now, { on_connect: true });
     }
-    const latest = psapResultsMessage(record, role);
+    const latest = psapResultsMessage(record, caller.role);
     if (latest) this.#sockets.send(server, latest);
     return new Response(null, { status: 101, webSocket: client });
   }
 
+  // Socket handlers never throw: a failure is logged, and a close is always answered.
+
   override async webSocketMessage(ws: WebSocket, message: string | ArrayBuffer): Promise<void> {
-    // Exact `ping` frames are answered by the auto-response; this catches padded ones.
-    if (typeof message === "string" && message.trim() === HEARTBEAT_PING) {
-      ws.send(HEARTBEAT_PONG);
-      return;
+    try {
+      // Exact `ping` frames are answered by the auto-response; this catches padded ones.
+      if (typeof message === "string" && message.trim() === HEARTBEAT_PING) {
+        this.#sockets.send(ws, HEARTBEAT_PONG);
+        return;
+      }
+      this.#sockets.send(ws, {
+        type: "error",
+        code: "unsupported_message",
+        message:
+          "This socket only carries heartbeats (send the text frame ping); use the HTTP API for actions.",
+      });
+    } catch (error) {
+      logFailure("webSocketMessage", error);
     }
-    this.#sockets.send(ws, {
-      type: "error",
-      code: "unsupported_message",
-      message:
-        "This socket only carries heartbeats (send the text frame ping); use the HTTP API for actions.",
-    });
   }
 
   override async webSocketClose(ws: WebSocket, code: number, reason: string): Promise<void> {
-    this.#disconnected(ws);
     try {
-      // Answer the client's close frame so it sees a clean close, not 1006.
-      ws.close(code === 1005 || code === 1006 ? 1000 : code, reason);
-    } catch {
-      // Already closed.
+      if (this.#record) this.#sockets.disconnected(ws, Date.now(), { code });
+    } catch (error) {
+      logFailure("webSocketClose", error);
+    } finally {
+      // Answer the client's close frame so it sees a clean close, not 1006 (never a reserved code).
+      closeQuietly(ws, code, reason);
     }
   }
 
   override async webSocketError(ws: WebSocket): Promise<void> {
-    this.#disconnected(ws);
+    try {
+      if (this.#record) this.#sockets.disconnected(ws, Date.now(), { error: true });
+    } catch (error) {
+      logFailure("webSocketError", error);
+    }
   }
 
   override async alarm(): Promise<void> {
-    // The runtime clears an alarm as it fires it.
+    // The runtime clears an alarm as it fires it; safe to run twice (nothing is due the second time).
     this.#alarmAt = null;
-    await this.#current();
-    await this.#syncAlarm();
+    this.#current(Date.now());
+    this.#syncAlarm();
   }
 
   // -------------------------------------------------------------------------
   // Internals
 
-  async #locate(
-    record: SessionRecord,
-    fix: LocationFix,
+  /**
+   * The gate of every browser method, in the contract's order: 410 when over, 429 when over the
+   * rate (refused unless `exempt` says this call may not be), then the body's own problem.
+   */
+  #admit<T>(
     caller: SessionCaller,
+    body: Checked<T>,
     now: number,
-  ): Promise<Outcome<PsapResultsBody>> {
-    const version = record.location_version + 1;
-    record.location_version = version;
-    record.location = { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy ?? null };
-    record.location_deadline_at = null;
-    this.#audit.append("location_received", caller.role, now, {
+    exempt?: (record: SessionRecord) => boolean,
+  ): Admitted<T> {
+    const record = this.#current(now);
+    if (!record) return { ok: false, problem: notStored() };
+    if (isFinal(record.state)) return { ok: false, problem: overProblem(record) };
+    const rate = this.#requests.take(caller.role, now, body.ok && exempt?.(record) === true);
+    if (!rate.ok) {
+      return {
+        ok: false,
+        problem: problem("rate_limited", "Too many requests for this session; retry later.", {
+          retryAfter: rate.retryAfterSeconds,
+        }),
+      };
+    }
+    if (!body.ok) return { ok: false, problem: body.problem };
+    return { ok: true, record, value: body.value };
+  }
+
+  /** Looks up the PSAPs for a fix and delivers them, if the SOS and fix that asked are still current. */
+  async #locate(caller: SessionCaller, fix: LocationFix, now: number): Promise<Outcome<PsapResultsBody>> {
+    const sos = this.#sosGeneration;
+    const fixGeneration = ++this.#fixGeneration;
+    const location: ReportedLocation = {
+      latitude: fix.latitude,
+      longitude: fix.longitude,
+      accuracy: fix.accuracy ?? null,
+    };
+    const lookup = await lookupForSession(this.env.PSAP_INDEX, location, {
+      contacts: d1Contacts(this.env.DB),
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
+    });
+
+    // The lookup let other requests in: a cancel, a new SOS or the end makes this fix answer nothing.
+    const at = Date.now();
+    const record = this.#current(at);
+    if (!record) return failure(notStored());
+    if (isFinal(record.state)) return failure(overProblem(record));
+    if (record.state !== "sos" || sos !== this.#sosGeneration) {
+      return failure(notInSos("The SOS was cancelled while the location was being looked up."));
+    }
+    this.#recordEvent("location_received", caller.role, now, {
       accuracy_m: fix.accuracy === undefined ? null : Math.round(fix.accuracy),
     });
-    // Stored once, with the result: the fix is not worth a write of its own on the emergency path.
-
-    let found: Awaited<ReturnType<typeof lookupPsaps>>;
-    try {
-      found = await lookupPsaps(
-        this.env.PSAP_INDEX,
-        { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy ?? null },
-        {
-          limit: PSAP_LIMITS.maxResults,
-          contacts: d1Contacts(this.env.DB),
-          waitUntil: (promise) => this.ctx.waitUntil(promise),
-        },
-      );
-    } catch (error) {
-      if (error instanceof PsapIndexUnavailableError) {
-        await this.#save();
-        return failure(
-          problem("psap_index_unavailable", "No PSAP data is loaded; the operator must import it."),
-        );
+    const latest = fixGeneration === this.#fixGeneration;
+    if (!lookup.ok) {
+      // A failure of ours, never "no PSAP nearby": counselors hear it at once, the 30 s clock runs on.
+      if (latest) {
+        this.#recordEvent("location_unavailable", "system", at, { reason: "lookup_failed" });
+        this.#sockets.broadcast("counselor", locationUnavailableMessage(record, "lookup_failed"));
       }
-      throw error;
+      return failure(lookup.problem);
     }
-    const result: PsapResultsBody = {
-      result_id: crypto.randomUUID(),
-      psaps: found.psaps,
-      area: found.area,
-      emergency: found.emergency,
-      computed_at: iso(Date.now()),
-      data_version: found.data_version,
-    };
-    if (found.reason) result.reason = found.reason;
-
-    // The lookup let other requests in: deliver only if this fix is still the session's latest.
-    const current = this.#record;
-    if (current?.state !== "sos") {
-      return failure(current && isFinal(current.state) ? overProblem(current) : notInSosAnyMore());
-    }
-    if (current.location_version !== version) return success(result);
-    current.latest_result = result;
-    this.#audit.append("psaps_delivered", "system", Date.now(), {
+    const result = resultOf(lookup.found, at);
+    // A newer fix is being looked up: its result is the one delivered.
+    if (!latest) return success(result);
+    const located = this.#apply({ type: "located", at, location, result }) ?? record;
+    this.#recordEvent("psaps_delivered", "system", at, {
       result_id: result.result_id,
       psap_ids: result.psaps.map((psap) => psap.id),
       data_version: result.data_version,
     });
-    await this.#save();
     for (const role of ["counselor", "patient"] as const) {
-      const message = psapResultsMessage(current, role);
+      const message = psapResultsMessage(located, role);
       if (message) this.#sockets.broadcast(role, message);
     }
     return success(result);
   }
 
-  /** The session as stored, after running any deadline that is already due (alarms may lag). */
-  async #current(): Promise<SessionRecord | null> {
-    const record = this.#record;
+  /** The session as stored, after running every deadline already due (an alarm may lag). */
+  #current(now = Date.now()): SessionRecord | null {
+    let record = this.#record;
     if (!record) return null;
-    const now = Date.now();
-    const due = dueDeadlines(record, now);
-    if (due.length === 0) return record;
-    // Tell the sockets only once the new state is stored.
-    const afterSave: (() => void)[] = [];
-    for (const deadline of due) {
+    for (const deadline of dueDeadlines(record, now)) {
       if (deadline.kind === "purge") {
-        await this.ctx.storage.deleteAll();
-        this.#record = null;
-        this.#alarmAt = null;
+        this.#purge();
         return null;
       }
-      if (deadline.kind === "expire" && nextState(record.state, "expire") !== null) {
-        this.#finish(record, "expired", now);
-        this.#audit.append("session_expired", "system", now);
-        afterSave.push(() => this.#closeAll(record, "expired"));
-      } else if (deadline.kind === "location_timeout" && record.state === "sos") {
-        record.location_deadline_at = null;
-        this.#audit.append("location_unavailable", "system", now, { reason: "timeout" });
-        afterSave.push(() =>
-          this.#sockets.broadcast("counselor", locationUnavailableMessage(record, "timeout")),
-        );
+      if (deadline.kind === "expire") {
+        const expired = this.#apply({ type: "expire", at: now });
+        if (!expired) continue;
+        record = expired;
+        this.#recordEvent("session_expired", "system", now);
+        this.#closeAll(expired, "expired");
+      } else {
+        const timedOut = this.#apply({ type: "location_timeout", at: now });
+        if (!timedOut) continue;
+        record = timedOut;
+        this.#recordEvent("location_unavailable", "system", now, { reason: "timeout" });
+        this.#sockets.broadcast("counselor", locationUnavailableMessage(timedOut, "timeout"));
       }
     }
-    await this.#save();
-    for (const effect of afterSave) effect();
     return record;
   }
 
-  async #platformRecord(platformId: string): Promise<SessionRecord | null> {
-    const record = await this.#current();
+  #platformRecord(platformId: string, now = Date.now()): SessionRecord | null {
+    const record = this.#current(now);
     return record && record.platform_id === platformId ? record : null;
   }
 
-  /** For token methods: 410 when over, then the body's own problem, in the contract's order. */
-  async #liveRecord(
-    body: CheckedBody<unknown>,
-  ): Promise<{ ok: true; record: SessionRecord } | { ok: false; problem: Problem }> {
-    const record = await this.#current();
-    if (!record)
-      return { ok: false, problem: problem("session_expired", "This session is no longer stored.") };
-    if (isFinal(record.state)) return { ok: false, problem: overProblem(record) };
-    if (!body.ok) return { ok: false, problem: body.problem };
-    return { ok: true, record };
+  /** Applies `event` through the state machine and stores the result; null (and nothing stored) when the state refuses it. */
+  #apply(event: SessionEvent): SessionRecord | null {
+    const current = this.#record;
+    const next = current && transition(current, event);
+    if (!current || !next) return null;
+    if (next === current) return current;
+    if (next.state !== current.state) this.#sosGeneration++;
+    this.#store(next);
+    return next;
   }
 
-  /** Moves to a final state and erases everything that locates the patient. */
-  #finish(record: SessionRecord, state: "ended" | "expired", now: number): void {
-    record.state = state;
-    record.location = null;
-    record.latest_result = null;
-    record.location_deadline_at = null;
-    record.final_at = now;
+  /** Writes the record and its alarm without waiting: the output gate holds every answer until both are stored. */
+  #store(record: SessionRecord): void {
+    this.#record = record;
+    this.ctx.storage.kv.put(RECORD_KEY, record);
+    this.#syncAlarm();
+  }
+
+  /** Every event of the session's story is recorded here (socket bookkeeping aside): the one place to hook onto. */
+  #recordEvent(type: AuditEventType, actor: AuditActor, at: number, data?: AuditData): void {
+    this.#audit.append(type, actor, at, data);
   }
 
   #requestLocation(record: SessionRecord, now: number): void {
     const sent = this.#sockets.broadcast("patient", locationRequestMessage(record, now));
-    if (sent > 0) this.#audit.append("location_requested", "system", now, { sockets: sent });
+    if (sent > 0) this.#recordEvent("location_requested", "system", now, { sockets: sent });
   }
 
   /** The final state, then `session_ended`, then close 4000 (no SDK reconnects after it). */
@@ -413,38 +420,26 @@ export class SessionObject extends DurableObject<Env> {
     }
   }
 
-  #disconnected(ws: WebSocket): void {
-    const attachment = SocketHub.attachmentOf(ws);
-    if (!attachment || !this.#record) return;
-    this.#audit.append("socket_disconnected", attachment.role, Date.now());
-  }
-
-  #view(record: SessionRecord): SessionViewBody {
+  #connected(): Record<Role, boolean> {
     return {
-      session_id: record.session_id,
-      platform_id: record.platform_id,
-      state: record.state,
-      created_at: iso(record.created_at),
-      expires_at: iso(record.expires_at),
-      sos_started_at: isoOrNull(record.sos_started_at),
-      ended_at: isoOrNull(record.ended_at),
-      patient_connected: this.#sockets.isConnected("patient"),
-      counselor_connected: this.#sockets.isConnected("counselor"),
+      patient: this.#sockets.isConnected("patient"),
+      counselor: this.#sockets.isConnected("counselor"),
     };
   }
 
-  async #save(): Promise<void> {
-    if (!this.#record) return;
-    await this.ctx.storage.put(RECORD_KEY, this.#record);
-    await this.#syncAlarm();
+  /** 30 days after the end: the object forgets the session entirely. */
+  #purge(): void {
+    this.#record = null;
+    this.#alarmAt = null;
+    void this.ctx.storage.deleteAlarm();
+    void this.ctx.storage.deleteAll();
   }
 
-  async #syncAlarm(): Promise<void> {
+  #syncAlarm(): void {
     const wanted = this.#record ? nextAlarmAt(this.#record) : null;
-    if (this.#alarmAt === undefined) this.#alarmAt = await this.ctx.storage.getAlarm();
     if (wanted === this.#alarmAt) return;
-    if (wanted === null) await this.ctx.storage.deleteAlarm();
-    else await this.ctx.storage.setAlarm(wanted);
+    if (wanted === null) void this.ctx.storage.deleteAlarm();
+    else void this.ctx.storage.setAlarm(wanted);
     this.#alarmAt = wanted;
   }
 }
@@ -453,12 +448,23 @@ function notFound(): Problem {
   return problem("not_found", "No such session for this platform.");
 }
 
-function notInSosAnyMore(): Problem {
-  return problem("not_in_sos", "The SOS was cancelled while the location was being looked up.");
+function notStored(): Problem {
+  return problem("session_expired", "This session is no longer stored.");
+}
+
+function notInSos(detail: string): Problem {
+  return problem("not_in_sos", detail);
 }
 
 function overProblem(record: SessionRecord): Problem {
   return record.state === "expired"
     ? problem("session_expired", "This session has expired.")
     : problem("session_ended", "This session has ended.");
+}
+
+/** The kind of failure only: a message here never holds a coordinate or the address. */
+function logFailure(where: string, error: unknown): void {
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = error instanceof Error ? error.message : "";
+  console.error(`session object ${where} failed: ${name}: ${message}`);
 }

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { runQuiet, wranglerBin } from "../../scripts/dev-process.ts";
+import { runNode, wranglerBin } from "../../scripts/dev-run.ts";
 import { parseDevVars, signingKeyProblem } from "../../scripts/dev-vars.ts";
 import { hashApiKey } from "../../src/auth/api-key.ts";
 import {
@@ -83,21 +83,18 @@ describe("npm run dev", () => {
       expect(output).toContain(".dev.vars: reusing");
       expect(output).toContain(before.DEMO_API_KEY);
       const keyHash = await hashApiKey(before.DEMO_API_KEY ?? "");
-      const query = await runQuiet(
-        [
-          wranglerBin(),
-          "d1",
-          "execute",
-          "DB",
-          "--local",
-          "--persist-to",
-          freshState,
-          "--json",
-          "--command",
-          `SELECT platform_id, revoked_at FROM api_keys WHERE key_hash = '${keyHash}'`,
-        ],
-        root,
-      );
+      const query = await runNode([
+        wranglerBin(),
+        "d1",
+        "execute",
+        "DB",
+        "--local",
+        "--persist-to",
+        freshState,
+        "--json",
+        "--command",
+        `SELECT platform_id, revoked_at FROM api_keys WHERE key_hash = '${keyHash}'`,
+      ]);
       expect(query.code, query.output).toBe(0);
       const rows = (JSON.parse(query.stdout) as { results: unknown[] }[])[0]?.results;
       expect(rows).toEqual([{ platform_id: before.DEMO_PLATFORM_ID, revoked_at: null }]);
@@ -124,7 +121,7 @@ describe("npm run dev", () => {
   );
 
   it("explains a bad flag in one line, without a stack trace, and exits 1", async () => {
-    const result = await runQuiet(["scripts/dev.ts", "--port", "not-a-port"], root);
+    const result = await runNode(["scripts/dev.ts", "--port", "not-a-port"]);
     expect(result.code).toBe(1);
     expect(result.output.trim()).toBe('[dev] --port must be a port number (0-65535), not "not-a-port"');
   });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { wranglerBin } from "../../scripts/dev-process.ts";
+import { wranglerBin } from "../../scripts/dev-run.ts";
 import { completeDevVars, setDevVars } from "../../scripts/dev-vars.ts";
 import { firstAnswer, freePort, type RunningProcess, startProcess } from "../support/processes.ts";
 

@@ -234,10 +234,11 @@ describe("verifying session tokens", () => {
     }
   });
 
-  it("calls a genuine token past its exp expired (the service answers 410 session_expired)", async () => {
+  it("calls a genuine token past its exp expired, with its claims (410 on its own session, 403 elsewhere)", async () => {
     const longAgo = new Date(Date.now() - SESSION_LIMITS.tokenGraceMs - HOUR);
     const { counselor_token } = await issueSessionTokens(env, subjects(longAgo));
-    expect(await verifySessionToken(env, counselor_token)).toEqual({ ok: false, reason: "expired" });
+    const verified = await verifySessionToken(env, counselor_token);
+    expect(verified).toMatchObject({ ok: false, reason: "expired", claims: { aud: "counselor" } });
   });
 
   it("still accepts a token whose session expired less than 24 h ago (the session object decides)", async () => {

@@ -1,6 +1,9 @@
 // Test helpers: call the worker, create platforms and sessions, and hold sockets with a message inbox.
+import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { type BuiltIndex, buildIndex } from "../../data/index/build.ts";
 import type { ServerMessage, ServerMessageType, SessionCreateResponse } from "../../sdk/src/protocol.ts";
+import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 
 export const BASE = "http://sos.test";
 export const ADMIN_HEADERS = { Authorization: "Bearer test-admin-token" };
@@ -150,8 +153,21 @@ export class TestSocket {
   }
 }
 
+/** The headers of a browser's WebSocket handshake. */
+export const UPGRADE_HEADERS = {
+  Upgrade: "websocket",
+  Connection: "Upgrade",
+  "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+  "Sec-WebSocket-Version": "13",
+};
+
+/** Asks for a socket; the answer is 101 with `webSocket`, or the refusal. */
+export function upgrade(token: string, headers: Record<string, string> = UPGRADE_HEADERS): Promise<Response> {
+  return call(`/ws?token=${encodeURIComponent(token)}`, { headers });
+}
+
 export async function openSocket(token: string): Promise<TestSocket> {
-  const res = await call(`/ws?token=${encodeURIComponent(token)}`, { headers: { Upgrade: "websocket" } });
+  const res = await upgrade(token);
   if (res.status !== 101 || !res.webSocket)
     throw new Error(`socket refused: ${res.status} ${await res.text()}`);
   return new TestSocket(res.webSocket);
@@ -215,12 +231,53 @@ export const TEST_PSAPS = [
   },
 ] as const;
 
-export async function seedPsapIndex(): Promise<void> {
-  const { buildIndex } = await import("../../src/psap/build.ts");
-  const built = buildIndex(
-    { dataVersion: "test-data", psaps: TEST_PSAPS, areas: [] },
-    { version: "test-v1" },
-  );
-  for (const [key, value] of built.buckets) await env.PSAP_INDEX.put(key, value);
+export async function seedPsapIndex(version = "test-v1"): Promise<BuiltIndex> {
+  const built = buildIndex({ dataVersion: "test-data", psaps: TEST_PSAPS, areas: [] }, { version });
+  for (const [key, value] of [...built.entries, ...built.catalogue]) await env.PSAP_INDEX.put(key, value);
   await env.PSAP_INDEX.put(built.pointerKey, built.pointerValue);
+  resetPsapLookupCache();
+  return built;
+}
+
+/** The index entries a lookup of this fix reads (the pointer aside), whatever the index format. */
+export async function entriesReadFor(
+  built: BuiltIndex,
+  fix: { latitude: number; longitude: number },
+): Promise<string[]> {
+  const read: string[] = [];
+  const recording: PsapIndexStore = {
+    get: (key: string) => {
+      if (key !== built.pointerKey) read.push(key);
+      return env.PSAP_INDEX.get(key, "text");
+    },
+  };
+  resetPsapLookupCache();
+  await lookupPsaps(recording, fix);
+  resetPsapLookupCache();
+  if (read.length === 0) throw new Error("the lookup read no index entry");
+  return read;
+}
+
+/**
+ * Puts `store` in place of the session object's PSAP_INDEX binding (the object and the tests share
+ * one isolate), so a test can slow the lookup down or make it fail. Returns the undo.
+ */
+export async function replaceObjectIndex(
+  sessionId: string,
+  wrap: (original: KVNamespace) => PsapIndexStore,
+): Promise<() => Promise<void>> {
+  const stub = sessionStubOf(sessionId);
+  const original = await runInDurableObject(stub, (instance) => {
+    const bindings = (instance as unknown as { env: { PSAP_INDEX: KVNamespace | PsapIndexStore } }).env;
+    const before = bindings.PSAP_INDEX as KVNamespace;
+    bindings.PSAP_INDEX = wrap(before);
+    return before;
+  });
+  resetPsapLookupCache();
+  return async () => {
+    await runInDurableObject(stub, (instance) => {
+      (instance as unknown as { env: { PSAP_INDEX: KVNamespace } }).env.PSAP_INDEX = original;
+    });
+    resetPsapLookupCache();
+  };
 }

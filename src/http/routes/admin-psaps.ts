@@ -5,13 +5,13 @@ import { ADMIN_LIMITS } from "../../config.ts";
 import { withContacts } from "../../contacts/overlay.ts";
 import { checkContactPhone } from "../../contacts/phone.ts";
 import { allContacts, contactHistory, deleteContact, getContact, putContact } from "../../contacts/store.ts";
+import { ProblemError, problem } from "../../problem.ts";
 import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../psap/catalogue.ts";
 import type { CatalogueRecord } from "../../psap/format.ts";
 import { PsapIndexUnavailableError } from "../../psap/lookup.ts";
 import { requireAdmin } from "../auth.ts";
 import { readJsonBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
-import { ProblemError, problem } from "../problem.ts";
 import { ContactRequest, PsapListQuery } from "../schemas-psaps.ts";
 
 const PSAPS = "/v1/admin/psaps";

@@ -1,10 +1,10 @@
 // Admin API (operators): platforms and their API keys.
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { createApiKey, createPlatform, revokeApiKey } from "../../auth/platforms.ts";
+import { ProblemError, problem } from "../../problem.ts";
 import { requireAdmin } from "../auth.ts";
 import { readJsonBody } from "../body.ts";
 import type { AppEnv } from "../context.ts";
-import { ProblemError, problem } from "../problem.ts";
 import { CreatePlatformRequest } from "../schemas.ts";
 
 export function mountAdminRoutes(app: OpenAPIHono<AppEnv>): void {

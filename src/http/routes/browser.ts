@@ -1,14 +1,13 @@
 // Browser API (session tokens): trigger and cancel an SOS (counselor), submit the location (patient).
+// Rate limits, like every rule of the session, are the session object's: routes only read and forward.
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { LocationSubmission } from "../../../sdk/src/protocol.ts";
-import type { SessionCaller } from "../../session/session-object.ts";
+import type { SessionCaller } from "../../session/caller.ts";
 import { requireSessionToken } from "../auth.ts";
 import { type BodyResult, readJsonBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { browserCors } from "../cors.ts";
-import { ProblemError } from "../problem.ts";
-import { sessionRateProblem } from "../rate-limit.ts";
 import { respond } from "../respond.ts";
 import { EmptyRequest, LocationFixRequest, LocationUnavailableRequest } from "../schemas.ts";
 import { sessionStub } from "../session-stub.ts";
@@ -21,18 +20,15 @@ export function mountBrowserRoutes(app: OpenAPIHono<AppEnv>): void {
 
   app.post(SOS, requireSessionToken("counselor"), async (c) => {
     const body = await readJsonBody(c.req.raw, EmptyRequest, { optional: true });
-    const outcome = await stubOf(c).trigger(callerOf(c), body, { rateLimited: c.get("rateLimited") });
-    return respond(outcome);
+    return respond(await stubOf(c).trigger(callerOf(c), body));
   });
 
   app.post(`${SOS}/cancel`, requireSessionToken("counselor"), async (c) => {
-    refuseOverRate(c);
     const body = await readJsonBody(c.req.raw, EmptyRequest, { optional: true });
     return respond(await stubOf(c).cancel(callerOf(c), body));
   });
 
   app.post(`${SOS}/location`, requireSessionToken("patient"), async (c) => {
-    refuseOverRate(c);
     const body = await readLocation(c.req.raw);
     return respond(await stubOf(c).submitLocation(callerOf(c), body));
   });
@@ -47,10 +43,6 @@ async function readLocation(request: Request): Promise<BodyResult<LocationSubmis
   return meantUnavailable
     ? validate(LocationUnavailableRequest, body.value)
     : validate(LocationFixRequest, body.value);
-}
-
-function refuseOverRate(c: Context<AppEnv>): void {
-  if (c.get("rateLimited")) throw new ProblemError(sessionRateProblem());
 }
 
 function stubOf(c: Context<AppEnv>) {

@@ -5,14 +5,14 @@ import type { SessionCreateResponse } from "../../../sdk/src/protocol.ts";
 import { issueSessionTokens } from "../../auth/session-tokens.ts";
 import { SESSION_LIMITS } from "../../config.ts";
 import type { Env } from "../../env.ts";
+import { ProblemError, problem } from "../../problem.ts";
 import { iso } from "../../session/record.ts";
 import { requireApiKey } from "../auth.ts";
-import { readJsonBody } from "../body.ts";
+import { readJsonBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { withIdempotency } from "../idempotency.ts";
-import { ProblemError, problem } from "../problem.ts";
 import { respond } from "../respond.ts";
-import { CreateSessionRequest } from "../schemas.ts";
+import { CreateSessionRequest, EventsQuery } from "../schemas.ts";
 import { isSessionId, sessionStub } from "../session-stub.ts";
 
 const SESSION = "/v1/platforms/:platformId/sessions/:sessionId";
@@ -22,6 +22,7 @@ export function mountPlatformRoutes(app: OpenAPIHono<AppEnv>): void {
     const body = await readJsonBody(c.req.raw, CreateSessionRequest);
     if (!body.ok) throw new ProblemError(body.problem);
     const platformId = c.get("apiKey").platformId;
+    // The whole body, address included, decides whether an Idempotency-Key is replayed.
     const input = {
       ...body.value,
       expires_in_minutes: body.value.expires_in_minutes ?? SESSION_LIMITS.defaultExpiresInMinutes,
@@ -43,6 +44,7 @@ export function mountPlatformRoutes(app: OpenAPIHono<AppEnv>): void {
         meeting_id: input.meeting_id,
         counselor_id: input.counselor_id,
         patient_id: input.patient_id,
+        patient_address: input.patient_address ?? null,
         created_at: now,
         expires_at: expiresAt,
       });
@@ -69,7 +71,10 @@ export function mountPlatformRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.get(`${SESSION}/events`, requireApiKey(), async (c) => {
-    return respond(await platformSession(c.env, c.req.param("sessionId")).events(c.get("apiKey").platformId));
+    // A bad page is reported after a 404 (the contract's order), so the object reports it.
+    const page = validate(EventsQuery, c.req.query());
+    const stub = platformSession(c.env, c.req.param("sessionId"));
+    return respond(await stub.events(c.get("apiKey").platformId, page));
   });
 }
 

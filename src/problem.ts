@@ -1,5 +1,5 @@
-// RFC 9457 problem details: the one shape of every error answer, and the error that carries it.
-import type { ProblemDetails } from "../../sdk/src/protocol.ts";
+// RFC 9457 problem details and method outcomes: the one shape of every error, shared by http/ and session/.
+import type { ProblemDetails } from "../sdk/src/protocol.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 const TYPE_BASE = "https://sos.example.com/errors/";
@@ -26,8 +26,8 @@ export const PROBLEMS = {
   upgrade_required: { status: 426, title: "WebSocket upgrade required" },
   rate_limited: { status: 429, title: "Too many requests" },
   internal_error: { status: 500, title: "Internal error" },
-  psap_index_unavailable: { status: 503, title: "PSAP data is not loaded" },
   psap_lookup_failed: { status: 503, title: "PSAP data could not be read" },
+  psap_index_unavailable: { status: 503, title: "PSAP data is not loaded" },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ProblemCode = keyof typeof PROBLEMS;
@@ -42,8 +42,10 @@ export interface Problem {
   code: ProblemCode;
   detail: string;
   errors?: FieldError[];
-  /** Seconds, for 429 (and the in-progress idempotency conflict). */
+  /** Seconds, for 429, 503 (and the in-progress idempotency conflict). */
   retryAfter?: number;
+  /** The `WWW-Authenticate` challenge of a 401. */
+  challenge?: string;
 }
 
 export function problem(
@@ -81,11 +83,26 @@ export function problemBody(value: Problem): ProblemDetails {
   return body;
 }
 
-export function problemResponse(value: Problem, headers: HeadersInit = {}): Response {
+export function problemResponse(value: Problem, headers: Record<string, string> = {}): Response {
   const response = new Response(JSON.stringify(problemBody(value)), {
     status: statusOf(value),
     headers: { "Content-Type": PROBLEM_CONTENT_TYPE, ...headers },
   });
   if (value.retryAfter !== undefined) response.headers.set("Retry-After", String(value.retryAfter));
+  if (value.challenge !== undefined) response.headers.set("WWW-Authenticate", value.challenge);
   return response;
+}
+
+/** What a session object's method answers: a status and body for the route to send, or a problem. */
+export type Outcome<T> = { ok: true; status: number; body: T } | { ok: false; problem: Problem };
+
+/** A value the worker read and checked (a body, a query), or the problem it found, for the object to report in the contract's order. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; problem: Problem };
+
+export function success<T>(body: T, status = 200): Outcome<T> {
+  return { ok: true, status, body };
+}
+
+export function failure<T = never>(value: Problem): Outcome<T> {
+  return { ok: false, problem: value };
 }
