@@ -1,6 +1,7 @@
-// `npm run dev [-- wrangler dev flags]`: prepares what local development needs, then runs `wrangler dev`:
-// .dev.vars (secrets and the demo platform), local D1 migrations and the demo platform's rows, PSAP
-// data if the local index is empty, the SDK build; then the server, and a banner once it answers.
+// `npm run dev [-- --demo] [-- wrangler dev flags]`: prepares what local development needs, then runs
+// `wrangler dev`: .dev.vars (secrets and the demo platform), local D1 migrations and the demo platform's
+// rows, PSAP data if the local index is empty (the real registry from data/bundle, or the demo set with
+// --demo), the SDK build; then the server, and a banner once it answers.
 // Every step is idempotent: a second run reuses what the first made.
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -10,7 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type DemoPlatform, demoLinks, demoPlatformSql } from "./dev-demo.ts";
-import { loadPsapData } from "./dev-psap-data.ts";
+import { FULL_RESOLUTION_IMPORT, loadPsapData } from "./dev-psap-data.ts";
 import { childEnv, DevError, log, ROOT, runNode, warn, wrangler, wranglerBin } from "./dev-run.ts";
 import { prepareDevVars } from "./dev-vars.ts";
 
@@ -74,8 +75,11 @@ export function serverUrl(flags: Pick<DevFlags, "ip" | "protocol">, port: number
   return `${flags.protocol}://${host.includes(":") && !host.startsWith("[") ? `[${host}]` : host}:${port}`;
 }
 
-async function main(args: string[]): Promise<number> {
+async function main(argv: string[]): Promise<number> {
   const started = Date.now();
+  // `--demo` is ours (load the demo PSAP set instead of the real bundle); everything else goes to wrangler.
+  const demoData = argv.includes("--demo");
+  const args = argv.filter((a) => a !== "--demo");
   const flags = readDevFlags(args);
   const { secrets, created } = await prepareDevVars(join(ROOT, ".dev.vars"));
   log(
@@ -94,7 +98,8 @@ async function main(args: string[]): Promise<number> {
     "writing the demo platform to the local D1 failed",
   );
   log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
-  await loadPsapData(flags.persistTo);
+  const psapData = await loadPsapData(flags.persistTo, demoData);
+  if (psapData) log(`PSAP data: ${psapData.dataVersion}, ${psapData.psaps} PSAPs`);
   if (!existsSync(join(ROOT, "public/sdk/patient.js"))) {
     log("public/sdk is missing: building the SDKs");
     if ((await runNode([join(ROOT, "scripts/build-sdk.ts")], false)).code !== 0)
@@ -115,6 +120,12 @@ async function main(args: string[]): Promise<number> {
         ["Admin token", "ADMIN_TOKEN in .dev.vars (Authorization: Bearer ...)"],
         ["Demo platform", demo.platformId],
         ["Demo API key", `${demo.apiKey} (X-API-Key)`],
+        [
+          "PSAP data",
+          psapData
+            ? `${psapData.dataVersion}: ${psapData.psaps} PSAPs`
+            : "none loaded (see the warning above)",
+        ],
         ...(await demoLinks(url, demo)),
       ];
       const width = Math.max(...rows.map(([label]) => label.length));
@@ -125,6 +136,10 @@ async function main(args: string[]): Promise<number> {
           "  SOS service: local development",
           "",
           ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+          "",
+          "  Full-resolution or newer registry (replaces the loaded index):",
+          `  ${FULL_RESOLUTION_IMPORT}`,
+          "  Demo PSAPs instead (fictional, 50 metros): npm run psap:import -- --demo",
           "",
           "  Create a session:",
           `  curl -X POST ${url}/v1/platforms/${demo.platformId}/sessions -H 'X-API-Key: ${demo.apiKey}' -H 'Content-Type: application/json' -d '${body}'`,

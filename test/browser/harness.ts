@@ -83,8 +83,8 @@ export async function startService(): Promise<Service> {
     const apiBase = `http://127.0.0.1:${port}`;
     await waitUntilReady(`${apiBase}/.well-known/jwks.json`, child, log);
     // Without PSAP data every lookup fails later with a vague timeout: say so now, with the log.
-    if (server.output().includes("loading the demo PSAP data failed")) {
-      throw new Error(`npm run dev could not load the demo PSAP data:\n${log()}`);
+    if (/loading (the demo|the real) PSAP data.* failed/.test(server.output())) {
+      throw new Error(`npm run dev could not load its PSAP data:\n${log()}`);
     }
     const vars = readDevVars();
     let platformId = vars.DEMO_PLATFORM_ID ?? "";

@@ -16,7 +16,7 @@ import {
 } from "../support/processes.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
-/** Each run starts wrangler (and, on a fresh state, loads the demo PSAP data): slow on a busy machine. */
+/** Each run starts wrangler (and, on a fresh state, loads the PSAP data): slow on a busy machine. */
 const RUN_TIMEOUT_MS = 240_000;
 const started: RunningProcess[] = [];
 const directories: string[] = [];
@@ -80,6 +80,13 @@ describe("npm run dev", () => {
       const { output } = await runDev(["--persist-to", freshState]);
       const after = readDevVars();
       expect(after).toEqual(before);
+      // A fresh local index gets the real registry with city limits (data/bundle), named in the banner.
+      expect(output).toMatch(
+        /PSAP data\s+FCC Master PSAP Registry v2\.295 \(2026-02-06\) \+ Census places \(census-places-2019-100m\.topojson\.gz\): 6542 PSAPs/,
+      );
+      expect(output).toContain(
+        "npm run psap:import -- ../shared/psap-data/fcc_master_psap_registry_v2.295.csv",
+      );
       expect(output).toContain(".dev.vars: reusing");
       expect(output).toContain(before.DEMO_API_KEY);
       const keyHash = await hashApiKey(before.DEMO_API_KEY ?? "");
@@ -98,6 +105,18 @@ describe("npm run dev", () => {
       expect(query.code, query.output).toBe(0);
       const rows = (JSON.parse(query.stdout) as { results: unknown[] }[])[0]?.results;
       expect(rows).toEqual([{ platform_id: before.DEMO_PLATFORM_ID, revoked_at: null }]);
+    },
+    RUN_TIMEOUT_MS,
+  );
+
+  it(
+    "loads the fictional demo PSAPs instead with --demo, and keeps that flag from wrangler",
+    async () => {
+      const freshState = mkdtempSync(join(tmpdir(), "dev-demo-"));
+      directories.push(freshState);
+      const { output } = await runDev(["--demo", "--persist-to", freshState]);
+      expect(output).toMatch(/PSAP data\s+demo: 50 PSAPs/);
+      expect(output).not.toMatch(/Unknown argument|unknown option/i);
     },
     RUN_TIMEOUT_MS,
   );
