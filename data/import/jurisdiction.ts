@@ -107,11 +107,19 @@ export function classifyPsap(
   // not for a part of it ("North Texas Emergency Communications", "Southwest Georgia Regional E911").
   const startsWithState =
     stateName !== "" && new RegExp(`^(state of\\s+)?${statePattern}\\b`, "i").test(plainName);
+  // ...and for nothing else: "Virginia Beach Emergency Communications" is a city's. What remains once the
+  // state's name, a "- Concord" site qualifier and the role words are taken out must be nothing.
+  const onlyTheState =
+    startsWithState &&
+    !new RegExp(`^(state of\\s+)?${statePattern}\\s+(county|parish|city)\\b`, "i").test(plainName) &&
+    !/public safety/i.test(plainName) &&
+    namedSegments(
+      plainName
+        .replace(new RegExp(`^(state of\\s+)?${statePattern}\\b`, "i"), " ")
+        .replace(/\s-\s*[^-]*$/, " "),
+    ).length === 0;
   if (BACKUP.test(name)) return decide("special", "backup or alternate site");
-  if (startsWithState && /^state of\b/i.test(plainName) && !LAW_WORDS.test(name)) {
-    return decide("state", "statewide centre");
-  }
-  if (startsWithState && STATEWIDE.test(name) && !LAW_WORDS.test(name) && !REGION_WORDS.test(name)) {
+  if (onlyTheState && (/^state of\b/i.test(plainName) || STATEWIDE.test(name)) && !LAW_WORDS.test(name)) {
     return decide("state", "statewide centre");
   }
   if (STATE_LAW.test(name) && (namesState || !/department of public safety/i.test(name))) {
