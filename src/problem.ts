@@ -2,7 +2,13 @@
 import type { ProblemDetails } from "../sdk/src/protocol.ts";
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
-const TYPE_BASE = "https://sos.example.com/errors/";
+/** The base of every problem's `type` URL: the deployment's own (PROBLEM_TYPE_BASE), set from its env. */
+let typeBase = "https://sos.localhost/errors/";
+
+/** Sets the base of `type` URLs from the environment (the worker and each session object call it). */
+export function setProblemTypeBase(base: string | undefined): void {
+  if (base && /^https?:\/\/\S+\/$/.test(base)) typeBase = base;
+}
 
 /** Every error code the service answers, with its status and title. */
 export const PROBLEMS = {
@@ -73,7 +79,7 @@ export function statusOf(value: Problem): number {
 export function problemBody(value: Problem): ProblemDetails {
   const { status, title } = PROBLEMS[value.code];
   const body: ProblemDetails = {
-    type: `${TYPE_BASE}${value.code}`,
+    type: `${typeBase}${value.code}`,
     title,
     status,
     detail: value.detail,

@@ -1,7 +1,7 @@
 // The Hono app: every route, problem+json for every error (unknown routes and methods included), never a stack trace.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
-import { type Problem, ProblemError, problem, problemResponse } from "../problem.ts";
+import { type Problem, ProblemError, problem, problemResponse, setProblemTypeBase } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
 import { mountOpenApi, ROUTES } from "./openapi.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
@@ -13,6 +13,10 @@ import { mountSocketRoute } from "./routes/socket.ts";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
+  app.use(async function problemTypes(c, next) {
+    setProblemTypeBase(c.env.PROBLEM_TYPE_BASE);
+    await next();
+  });
   mountBrowserRoutes(app);
   mountSocketRoute(app);
   mountAdminRoutes(app);

@@ -1,5 +1,6 @@
 // The OpenAPI 3.1 description of every route, built from the same zod schemas that validate requests.
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
+import packageJson from "../../package.json";
 import type { AppEnv } from "./context.ts";
 import { PSAP_ROUTES } from "./openapi-psaps.ts";
 import * as s from "./schemas.ts";
@@ -208,7 +209,7 @@ export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
     openapi: "3.1.0",
     info: {
       title: "Emergency-session (SOS) service",
-      version: "1.0.0",
+      version: packageJson.version,
       description:
         "Finds the nearest 911 PSAPs for a telehealth patient and delivers them to patient and counselor.",
     },

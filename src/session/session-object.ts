@@ -27,6 +27,7 @@ import {
   type Problem,
   problem,
   problemResponse,
+  setProblemTypeBase,
   success,
 } from "../problem.ts";
 import {
@@ -81,6 +82,7 @@ export class SessionObject extends DurableObject<Env> {
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
+    setProblemTypeBase(env.PROBLEM_TYPE_BASE);
     this.#audit = new AuditLog(ctx.storage.sql);
     this.#sockets = new SocketHub(ctx, this.#audit);
     // Answered by the runtime without waking the object: heartbeats cost nothing while hibernated.

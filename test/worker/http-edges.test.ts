@@ -1,5 +1,8 @@
 // The edges every client meets: unknown routes and methods, CORS, rate limits, the OpenAPI document.
+
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import packageJson from "../../package.json";
 import { asCounselor, asPlatform, call, newPlatform, newSession, postJson, sessionPath } from "./helpers.ts";
 
 const ORIGIN = "https://platform.example";
@@ -175,5 +178,26 @@ describe("the OpenAPI document", () => {
     expect(create?.properties?.meeting_id?.maxLength).toBe(256);
     expect(create?.properties?.expires_in_minutes?.maximum).toBe(1440);
     expect(doc.components.schemas.LocationFix?.properties?.latitude?.maximum).toBe(90);
+  });
+});
+
+describe("problem types and the version", () => {
+  it("points every problem's type at this deployment's documentation, which answers for each code", async () => {
+    const res = await call("/v1/no-such-route");
+    const body = await res.json<{ type: string; code: string }>();
+    expect(body.type).toBe(`${env.PROBLEM_TYPE_BASE}not_found`);
+    const doc = await call(new URL(body.type).pathname);
+    expect(doc.status).toBe(200);
+    expect(doc.headers.get("Content-Type")).toMatch(/^text\/html/);
+    expect(await doc.text()).toContain('id="not_found"');
+    const unknown = await call("/errors/no_such_code");
+    expect(unknown.status).toBe(404);
+    expect(unknown.headers.get("Content-Type")).toBe("application/problem+json");
+  });
+
+  it("gives the OpenAPI document the version of package.json", async () => {
+    const doc = await (await call("/v1/openapi.json")).json<{ info: { version: string } }>();
+    expect(doc.info.version).toBe(packageJson.version);
+    expect(packageJson.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
