@@ -37,8 +37,6 @@ const REGIONAL =
 const COUNTY_WORDS = /\b(county|counties|parish|sheriff|sheriffs|sheriff's|census area|cnty)\b/i;
 const POLICE = /\b(police|pd|public safety|marshal|marshals|constable)\b/i;
 const MUNICIPAL = /\b(city of|town of|village of|borough of|township|city|town|village)\b/i;
-const REGION_WORDS =
-  /\b(north|south|east|west|northern|southern|eastern|western|central|region|regional|northeast|northwest|southeast|southwest)\b/i;
 
 const ROLE_WORDS =
   /\b(police|pd|fire|rescue|ems|sheriff's|sheriffs|sheriff|office|department|dept|division|emergency|communications?|comm|center|centre|dispatch|9[\s-]?1[\s-]?1|e9[\s-]?1[\s-]?1|e-?911|psap|public|safety|services?|management|operations|eoc|oem|ecc|system|telephone|board|etsb|and|of|the|city|town|village|county|counties|parish|borough|regional|central|consolidated|joint|authority|agency|council|governments|inc|llc|partnership|area|unified|co|emerg|mgt|civil|def|detention|addressing|zone|command|data|station|trust|enhanced|[a-z]{2}(?=\s*$))\b\.?/gi;
