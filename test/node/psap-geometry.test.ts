@@ -1,11 +1,67 @@
-// The geometric facts the index's exactness rests on: cell radius bounds, border distances, haversine.
+// The geometric facts the index's exactness rests on: cell and tree-node radius bounds, the area test
+// (inside, near a border, outside), border tolerances, haversine.
 import fc from "fast-check";
-import { cellToChildren, cellToLatLng, getRes0Cells, isPentagon, latLngToCell } from "h3-js";
+import { cellToChildren, cellToLatLng, cellToParent, getRes0Cells, isPentagon, latLngToCell } from "h3-js";
 import { describe, expect, it } from "vitest";
-import { decodeRings, encodeRings, isWithinArea, type Ring } from "../../src/psap/area.ts";
-import { cellRadiusKm, MAX_CELL_RADIUS_KM } from "../../src/psap/cells.ts";
-import { haversineKm, roundKm } from "../../src/psap/geo.ts";
-import { borderToleranceKm } from "../../src/psap/rank.ts";
+import {
+  cellRadiusKm,
+  MAX_CELL_RADIUS_KM,
+  MAX_CHILD_OFFSET_KM,
+  nodeRadiusKm,
+} from "../../data/index/cells.ts";
+import { PSAP_LIMITS } from "../../src/config.ts";
+import { haversineKm, KM_PER_DEGREE, roundKm } from "../../src/psap/geo.ts";
+import {
+  type AreaGeometry,
+  type AreaLevel,
+  areaLevel,
+  decodeRings,
+  encodeRings,
+  INSIDE,
+  NEAR_BORDER,
+  OUTSIDE,
+  type Ring,
+  toleranceKm,
+} from "../../src/psap/geometry.ts";
+
+const isWithinArea = (area: AreaGeometry, lat: number, lon: number, t: number) =>
+  areaLevel(area, lat, lon, t) !== OUTSIDE;
+const borderToleranceKm = (accuracy: number | null | undefined) =>
+  toleranceKm(accuracy, PSAP_LIMITS.minBorderToleranceM, PSAP_LIMITS.maxBorderToleranceKm);
+
+/**
+ * The same test written plainly, with no boxes and no runs of edges: even-odd crossings of a ray to
+ * the east, and the distance to every edge in the fix's local equirectangular plane.
+ */
+function plainAreaLevel(rings: readonly Ring[], lat: number, lon: number, t: number): AreaLevel {
+  const kx = Math.cos((lat * Math.PI) / 180) * KM_PER_DEGREE;
+  let inside = false;
+  let near = false;
+  for (const ring of rings) {
+    const pts = ring.map(([x, y]) => [
+      (Math.round(x * 1e5) / 1e5 - lon) * kx,
+      (Math.round(y * 1e5) / 1e5 - lat) * KM_PER_DEGREE,
+    ]);
+    for (let i = 0; i < pts.length; i++) {
+      const [ax, ay] = pts[i === 0 ? pts.length - 1 : i - 1] as number[];
+      const [bx, by] = pts[i] as number[];
+      if ((ay as number) > 0 !== (by as number) > 0) {
+        const x =
+          (ax as number) +
+          ((0 - (ay as number)) * ((bx as number) - (ax as number))) / ((by as number) - (ay as number));
+        if (x > 0) inside = !inside;
+      }
+      const ex = (bx as number) - (ax as number);
+      const ey = (by as number) - (ay as number);
+      const len2 = ex * ex + ey * ey;
+      const u = len2 > 0 ? Math.min(1, Math.max(0, -((ax as number) * ex + (ay as number) * ey) / len2)) : 0;
+      const px = (ax as number) + u * ex;
+      const py = (ay as number) + u * ey;
+      if (px * px + py * py <= t * t) near = true;
+    }
+  }
+  return inside ? INSIDE : near ? NEAR_BORDER : OUTSIDE;
+}
 
 describe("H3 cell radius bound", () => {
   it("holds for every point H3 puts in a cell, all over the globe (resolutions 2 to 4)", () => {
@@ -55,6 +111,41 @@ describe("H3 cell radius bound", () => {
   });
 });
 
+describe("tree node radius bound", () => {
+  it("never exceeds the per-resolution child offsets the builder relies on", () => {
+    for (const res of [2, 3]) {
+      let max = 0;
+      for (const base of getRes0Cells())
+        for (const c of cellToChildren(base, res)) {
+          const [pLat, pLon] = cellToLatLng(c);
+          for (const child of cellToChildren(c, res + 1)) {
+            const [cLat, cLon] = cellToLatLng(child);
+            max = Math.max(max, haversineKm(pLat, pLon, cLat, cLon));
+          }
+        }
+      expect(max).toBeLessThanOrEqual(MAX_CHILD_OFFSET_KM[res] as number);
+    }
+  });
+
+  it("bounds the distance from a node's centre to every fix whose deepest cell lies under it", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -90, max: 90, noNaN: true }),
+        fc.double({ min: -180, max: 180, noNaN: true }),
+        fc.integer({ min: 2, max: 7 }),
+        fc.integer({ min: 2, max: 7 }),
+        (lat, lon, a, b) => {
+          const [res, maxRes] = a <= b ? [a, b] : [b, a];
+          const node = cellToParent(latLngToCell(lat, lon, maxRes), res);
+          const [nLat, nLon] = cellToLatLng(node);
+          expect(haversineKm(lat, lon, nLat, nLon)).toBeLessThanOrEqual(nodeRadiusKm(node, res, maxRes));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
 describe("area test (inside, or within the tolerance of the border)", () => {
   const square: Ring = [
     [-88, 41],
@@ -71,7 +162,8 @@ describe("area test (inside, or within the tolerance of the border)", () => {
     expect(isWithinArea(area, 41.5, -86.5, 0.5)).toBe(false);
     expect(isWithinArea(area, 41.5, -87 + 0.49 / kmPerDegLon, 0.5)).toBe(true);
     expect(isWithinArea(area, 41.5, -87 + 0.51 / kmPerDegLon, 0.5)).toBe(false);
-    expect(isWithinArea(area, 41.5, -87 + 99 / kmPerDegLon, 100)).toBe(true);
+    expect(isWithinArea(area, 41.5, -87 + 9.9 / kmPerDegLon, 10)).toBe(true);
+    expect(isWithinArea(area, 41.5, -87 + 10.1 / kmPerDegLon, 10)).toBe(false);
     // Corner: distance to the vertex, not to the extended edges.
     const d = 0.45 / Math.SQRT2;
     expect(isWithinArea(area, 42 + d / 111.2, -87 + d / kmPerDegLon, 0.5)).toBe(true);
@@ -114,6 +206,45 @@ describe("area test (inside, or within the tolerance of the border)", () => {
     expect(isWithinArea(split, 50.5, 0, 0.5)).toBe(false);
   });
 
+  it("tells inside from near the border: a fix just outside is NEAR_BORDER, never INSIDE", () => {
+    expect(areaLevel(area, 41.5, -87.5, 0.5)).toBe(INSIDE);
+    expect(areaLevel(area, 41.5, -87 - 0.1 / kmPerDegLon, 0.5)).toBe(INSIDE);
+    expect(areaLevel(area, 41.5, -87 + 0.1 / kmPerDegLon, 0.5)).toBe(NEAR_BORDER);
+    expect(areaLevel(area, 41.5, -86, 0.5)).toBe(OUTSIDE);
+  });
+
+  it("equals a plain even-odd and edge-distance scan on many-edged shapes (the runs of edges skip nothing)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.double({ min: 0.2, max: 1, noNaN: true }), { minLength: 3, maxLength: 120 }),
+        fc.double({ min: -1.5, max: 1.5, noNaN: true }),
+        fc.double({ min: -1.5, max: 1.5, noNaN: true }),
+        fc.double({ min: 0.5, max: 10, noNaN: true }),
+        fc.constantFrom(41, 64, 0, -33),
+        (radii, dLat, dLon, t, lat0) => {
+          const ring: [number, number][] = radii.map((r, k) => {
+            const a = (2 * Math.PI * k) / radii.length;
+            return [-100 + r * Math.cos(a), lat0 + r * Math.sin(a)];
+          });
+          ring.push(ring[0] as [number, number]);
+          const decoded = decodeRings(encodeRings([ring]));
+          const lat = lat0 + dLat;
+          const lon = -100 + dLon;
+          const got = areaLevel(decoded, lat, lon, t);
+          const want = plainAreaLevel([ring], lat, lon, t);
+          // Floating point may differ only for a fix within a hair of the tolerance circle.
+          if (got !== want) expect(Math.abs(got - want)).toBe(1);
+          if (got !== want) {
+            const edge = plainAreaLevel([ring], lat, lon, t * (1 + 1e-9));
+            const inner = plainAreaLevel([ring], lat, lon, t * (1 - 1e-9));
+            expect(edge !== inner).toBe(true);
+          }
+        },
+      ),
+      { numRuns: 3_000 },
+    );
+  });
+
   it("agrees with itself after the encoding round trip (the index and the reference decode alike)", () => {
     const a = encodeRings([square]);
     expect(decodeRings(JSON.parse(JSON.stringify(a)))).toEqual(decodeRings(a));
@@ -129,12 +260,12 @@ describe("distances", () => {
     expect(roundKm(3.25)).toBe(3.3);
   });
 
-  it("turns accuracy into a border tolerance of at least 500 m and at most 100 km", () => {
+  it("turns accuracy into a border tolerance of at least 500 m and at most 10 km", () => {
     expect(borderToleranceKm(undefined)).toBe(0.5);
     expect(borderToleranceKm(null)).toBe(0.5);
     expect(borderToleranceKm(20)).toBe(0.5);
     expect(borderToleranceKm(1500)).toBe(1.5);
-    expect(borderToleranceKm(250_000)).toBe(100);
+    expect(borderToleranceKm(250_000)).toBe(10);
     expect(borderToleranceKm(Number.NaN)).toBe(0.5);
   });
 });

@@ -11,8 +11,10 @@ import { prepareImport } from "../../data/import/pipeline.ts";
 import { planVersions, publishIndex } from "../../data/import/publish.ts";
 import { parseFlags } from "../../data/import/read-fcc-csv.ts";
 import { normalizePhone } from "../../data/import/read-project-csv.ts";
+import { buildIndex } from "../../data/index/build.ts";
+import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import { POINTER_KEY, parseManifest } from "../../src/psap/format.ts";
-import { buildIndex, lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/index.ts";
+import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -54,8 +56,8 @@ function geocodes(): string {
 }
 
 describe("FCC registry CSV", () => {
-  it("drops orphans and bad rows with their line numbers, resolves duplicates, marks secondaries", () => {
-    const p = prepareImport([
+  it("drops orphans and bad rows with their line numbers, resolves duplicates, marks secondaries", async () => {
+    const p = await prepareImport([
       file("fcc_master_psap_registry_v9.999.csv", FCC_ROWS),
       file("export.json", geocodes()),
     ]);
@@ -85,18 +87,18 @@ describe("FCC registry CSV", () => {
       location_precision: "city",
       phone: null,
     });
-    // Chicago and Evanston are in the gazetteer; "Nowhereville" is not, so 107 sits at Lake County's centroid.
-    expect(byId.get("105")?.location_precision).toBe("city");
+    // Without Census places, a PSAP without a geocode sits at its county's centroid; 106's county does not exist.
+    expect(byId.get("105")?.location_precision).toBe("county");
     expect(byId.get("107")?.location_precision).toBe("county");
     expect(p.summary.unplaced).toEqual([
-      { id: "106", reason: "no geocode, city not in the gazetteer, county not matched" },
+      { id: "106", reason: "no geocode, no Census place and no county matched" },
     ]);
     expect(p.summary.unmatchedCounties).toEqual([{ state: "IL", county: "Atlantis", psaps: 1 }]);
     expect(p.summary.placement).toEqual({
-      "operator file": 0,
-      "registry geocode (city)": 1,
-      "gazetteer (city, state)": 3,
-      "county centroid": 1,
+      "operator building": 0,
+      "census place": 0,
+      "registry geocode": 1,
+      "county centroid": 4,
     });
     // "Du Page, Kane" names two counties: 103 serves both.
     const areas = p.dataset.areas.filter((a) => a.psapIds.includes("103")).map((a) => a.id);
@@ -116,7 +118,7 @@ describe("FCC registry CSV", () => {
 describe("project CSV", () => {
   const header = "id,name,type,state,county,city,phone,latitude,longitude,location_precision";
 
-  it("fills fields of registry PSAPs, adds new ones and drops bad rows with line numbers", () => {
+  it("fills fields of registry PSAPs, adds new ones and drops bad rows with line numbers", async () => {
     const ops = [
       header,
       "8927,,,,,,(708) 555-1234,41.57,-87.69,", // 2: phone and building coordinates for an FCC PSAP
@@ -128,7 +130,7 @@ describe("project CSV", () => {
       "op-5,,,,,,,,,", // 8: a new id without name or state
       "",
     ].join("\n");
-    const p = prepareImport([file("fcc_v1.0.csv", FCC_ROWS), file("ops.csv", ops)]);
+    const p = await prepareImport([file("fcc_v1.0.csv", FCC_ROWS), file("ops.csv", ops)]);
     const report = p.files[1];
     expect(report?.rowsRead).toBe(7);
     expect(report?.dropped.map((d) => d.line)).toEqual([4, 5, 6, 7]);
@@ -144,7 +146,7 @@ describe("project CSV", () => {
     expect(byId.has("op-5")).toBe(false);
     expect(p.summary.unplaced.some((u) => u.id === "op-5" && /line 8/.test(u.reason))).toBe(true);
     expect(p.summary.withPhone).toBe(2);
-    expect(p.summary.placement["operator file"]).toBe(2);
+    expect(p.summary.placement["operator building"]).toBe(2);
   });
 
   it("normalises phone numbers to E.164 and never invents one", () => {
@@ -153,6 +155,75 @@ describe("project CSV", () => {
     expect(normalizePhone("+442071234567")).toBe("+442071234567");
     expect(normalizePhone("555-1234")).toBeNull();
     expect(normalizePhone("+1 023 555 1234")).toBeNull();
+  });
+});
+
+describe("Census places", () => {
+  /** A square place around a point, with the Census PLACE layer's properties. */
+  function place(geoid: string, name: string, classFp: string, lat: number, lon: number, half: number) {
+    return {
+      type: "Feature",
+      properties: {
+        GEOID: geoid,
+        STATEFP: geoid.slice(0, 2),
+        NAME: name,
+        NAMELSAD: `${name} ${classFp.startsWith("C") ? "city" : "CDP"}`,
+        CLASSFP: classFp,
+        INTPTLAT: String(lat),
+        INTPTLON: String(lon),
+      },
+      geometry: {
+        type: "Polygon",
+        coordinates: [
+          [
+            [lon - half, lat - half],
+            [lon + half, lat - half],
+            [lon + half, lat + half],
+            [lon - half, lat + half],
+            [lon - half, lat - half],
+          ],
+        ],
+      },
+    };
+  }
+  const places = {
+    type: "FeatureCollection",
+    features: [
+      place("1724582", "Evanston", "C1", 42.045, -87.69, 0.03),
+      place("1778000", "Nowhereville", "C1", 42.3, -87.9, 0.03),
+      place("1799999", "Quiet Acres", "U1", 41.65, -87.85, 0.02),
+      { type: "Feature", properties: { GEOID: "", NAME: "broken" }, geometry: null },
+    ],
+  };
+
+  it("places a PSAP at its registered place, links a city's own centre to it and reports bad features", async () => {
+    const rows = [
+      FCC_HEADER,
+      "105,Evanston Police Department,IL,Cook,Evanston,NC,,2024-01-01",
+      "107,Lake County Sheriff,IL,Lake,Nowhereville,NC,,2024-01-01",
+      "",
+    ].join("\n");
+    const p = await prepareImport([
+      file("fcc_v1.0.csv", rows),
+      file("places.geojson", JSON.stringify(places)),
+    ]);
+    const report = p.files[1];
+    expect(report).toMatchObject({ kind: "census-places", rowsRead: 4, kept: 3 });
+    expect(report?.dropped.map((d) => d.line)).toEqual([4]);
+    const byId = new Map(p.dataset.psaps.map((x) => [x.id, x]));
+    expect(byId.get("105")).toMatchObject({ latitude: 42.045, longitude: -87.69, jurisdiction: "municipal" });
+    expect(byId.get("107")).toMatchObject({ jurisdiction: "county" });
+    expect(p.summary.placement["census place"]).toBe(2);
+    // Evanston's city limits list its police; the sheriff answers for Lake County.
+    const evanston = p.dataset.areas.find((a) => a.id === "1724582");
+    expect(evanston).toMatchObject({ kind: "city", name: "Evanston", psapIds: ["105"] });
+    expect(p.dataset.areas.find((a) => a.id === "1799999")).toMatchObject({ kind: "community", psapIds: [] });
+    const store = memoryStore(buildIndex(p.dataset));
+    const inside = await lookupPsaps(store, { latitude: 42.05, longitude: -87.69, accuracy: 10 });
+    expect(inside.area).toMatchObject({ state: "IL", county: "Cook", place: "Evanston", place_kind: "city" });
+    expect(inside.psaps[0]).toMatchObject({ id: "105", match: "city" });
+    const community = await lookupPsaps(store, { latitude: 41.65, longitude: -87.85, accuracy: 10 });
+    expect(community.area).toMatchObject({ place: "Quiet Acres", place_kind: "community", county: "Cook" });
   });
 });
 
@@ -188,17 +259,21 @@ describe("GeoJSON boundaries", () => {
         { type: "Feature", properties: { PSAP_ID: "104" }, geometry: { type: "Point", coordinates: [0, 0] } },
       ],
     };
-    const p = prepareImport([file("fcc_v1.0.csv", FCC_ROWS), file("areas.geojson", JSON.stringify(geo))]);
+    const p = await prepareImport([
+      file("fcc_v1.0.csv", FCC_ROWS),
+      file("areas.geojson", JSON.stringify(geo)),
+    ]);
     const report = p.files[1];
     expect(report).toMatchObject({ rowsRead: 4, kept: 1 });
     expect(report?.dropped.map((d) => d.line).sort()).toEqual([2, 3, 4]);
     const store = memoryStore(buildIndex(p.dataset));
     const r = await lookupPsaps(store, { latitude: 41.85, longitude: -87.65 });
-    // Boundary and county matches form one group: the primary (104, Cook) comes before the secondary 105.
+    // The operator's service area comes first (SPEC section 4), even for a secondary; then Cook County's
+    // centres by jurisdiction (104 county, 8927 regional).
     expect(r.psaps.slice(0, 3).map((x) => [x.id, x.match])).toEqual([
+      ["105", "boundary"],
       ["104", "county"],
       ["8927", "county"],
-      ["105", "boundary"],
     ]);
     // 105 no longer matches by its county: outside its boundary but in Cook County it is "nearest".
     const outside = await lookupPsaps(store, { latitude: 41.6, longitude: -87.65 });
@@ -223,9 +298,9 @@ describe("unreadable inputs stop the import", () => {
     ["an unknown CSV header", () => file("other.csv", "a,b,c\n1,2,3\n")],
     ["an unclosed quote", () => file("quote.csv", `${FCC_HEADER}\n1,"open,IL,Cook,X,NC,,\n`)],
     ["a header-only registry", () => file("fcc.csv", `${FCC_HEADER}\n`)],
-  ])("%s", (_name, make) => {
+  ])("%s", async (_name, make) => {
     const path = make();
-    expect(() => prepareImport([path])).toThrow(ImportError);
+    await expect(prepareImport([path])).rejects.toThrow(ImportError);
   });
 
   it("writes nothing, leaves the index as it was and exits 1", async () => {
@@ -241,10 +316,7 @@ describe("unreadable inputs stop the import", () => {
 });
 
 function memoryStore(built: ReturnType<typeof buildIndex>): PsapIndexStore {
-  const data = new Map([...built.buckets, [built.pointerKey, built.pointerValue]]);
-  return {
-    get: (async (key: string) => data.get(key) ?? null) as PsapIndexStore["get"],
-  };
+  return MemoryPsapStore.fromIndex(built);
 }
 
 function kvStore(kv: MemoryKvTarget): PsapIndexStore {
@@ -252,25 +324,31 @@ function kvStore(kv: MemoryKvTarget): PsapIndexStore {
 }
 
 describe("atomic switch", () => {
-  it("writes every bucket before the pointer, and keeps the previous version readable", async () => {
+  it("writes every entry before the pointer, and keeps the previous version readable", async () => {
     const kv = new MemoryKvTarget();
     const csv = file("fcc_v1.0.csv", FCC_ROWS);
     expect((await runCli([csv], () => kv)).code).toBe(0);
     const first = parseManifest(kv.data.get(POINTER_KEY) ?? "");
     expect(kv.writes.at(-1)).toBe(POINTER_KEY);
     expect(kv.writes.filter((k) => k === POINTER_KEY)).toHaveLength(1);
-    expect(first?.buckets).toBe(kv.writes.length - 1);
+    const isCatalogue = (k: string) => /^psap:v:[^:]+:catalogue/.test(k);
+    expect(first?.entries).toBe(kv.writes.filter((k) => k !== POINTER_KEY && !isCatalogue(k)).length);
+    expect(kv.writes.some(isCatalogue)).toBe(true);
 
     kv.writes.length = 0;
     const second = await runCli([csv, "--data-version", "second"], () => kv);
-    expect(second.output).toMatch(/Keys written to memory: \d+ \(\d+ buckets, then the pointer\)/);
+    expect(second.output).toMatch(
+      /Keys written to memory: \d+ \(\d+ entries, \d+ catalogue, then the pointer\)/,
+    );
     const now = parseManifest(kv.data.get(POINTER_KEY) ?? "");
     expect(kv.writes.at(-1)).toBe(POINTER_KEY);
     expect(now?.data_version).toBe("second");
     expect(now?.previous.map((v) => v.version)).toEqual([first?.version]);
-    // An isolate still holding the old pointer still finds all of the old version's buckets.
-    const oldKeys = [...kv.data.keys()].filter((k) => k.startsWith(`psap:v:${first?.version}:`));
-    expect(oldKeys).toHaveLength(first?.buckets ?? -1);
+    // An isolate still holding the old pointer still finds all of the old version's entries.
+    const oldKeys = [...kv.data.keys()].filter(
+      (k) => k.startsWith(`psap:v:${first?.version}:`) && !isCatalogue(k),
+    );
+    expect(oldKeys).toHaveLength(first?.entries ?? -1);
 
     const store = kvStore(kv);
     expect((await lookupPsaps(store, { latitude: 41.88, longitude: -87.63 })).data_version).toBe("second");
@@ -278,7 +356,7 @@ describe("atomic switch", () => {
 
   it("deletes versions two or more imports old once no cache can point at them", async () => {
     const kv = new MemoryKvTarget();
-    const dataset = prepareImport([file("fcc_v1.0.csv", FCC_ROWS)]).dataset;
+    const dataset = (await prepareImport([file("fcc_v1.0.csv", FCC_ROWS)])).dataset;
     const t0 = new Date("2026-01-01T00:00:00Z");
     const at = (min: number) => new Date(t0.getTime() + min * 60_000);
     const publish = async (now: Date, version: string) => {
@@ -334,7 +412,7 @@ describe("demo data set", () => {
       phone: "+13125550103",
       match: "county",
     });
-    const prepared = prepareImport([join(import.meta.dirname, "../../data/demo/demo-psaps.csv")]);
+    const prepared = await prepareImport([join(import.meta.dirname, "../../data/demo/demo-psaps.csv")]);
     expect(prepared.dataset.psaps).toHaveLength(50);
     expect(prepared.summary.countyMatched).toBe(50);
     for (const p of prepared.dataset.psaps) {

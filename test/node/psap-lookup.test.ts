@@ -1,32 +1,27 @@
-// The lookup against the brute-force reference on generated data sets: exactness everywhere on
-// Earth (poles, antimeridian, ties, borders), read counts, caching, limits and empty answers.
+// The lookup over the index equals a brute-force scan of the whole data set (SPEC section 4's ranking),
+// anywhere on Earth; the ranking's rules on small hand-made sets; KV reads, caching and version switches.
 import fc from "fast-check";
-import { cellToBoundary, cellToChildren, cellToLatLng, getRes0Cells, latLngToCell } from "h3-js";
+import { cellToBoundary, cellToLatLng, latLngToCell } from "h3-js";
 import { beforeEach, describe, expect, it } from "vitest";
-import type { Ring } from "../../src/psap/area.ts";
-import { cellRadiusKm } from "../../src/psap/cells.ts";
-import {
-  bruteForceLookup,
-  buildIndex,
-  haversineKm,
-  type IndexedPsap,
-  lookupPsaps,
-  MemoryPsapStore,
-  type PsapDataset,
-  PsapIndexUnavailableError,
-  prepareReference,
-  resetPsapLookupCache,
-  type ServiceAreaInput,
-} from "../../src/psap/index.ts";
+import { buildIndex } from "../../data/index/build.ts";
+import type { AreaInput, IndexedPsap, PsapDataset, Ring } from "../../data/index/dataset.ts";
+import { MemoryPsapStore } from "../../data/index/memory-store.ts";
+import { entryKey, parseManifest } from "../../src/psap/format.ts";
+import { haversineKm } from "../../src/psap/geo.ts";
+import { lookupPsaps, PsapIndexUnavailableError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { nodeName, subtreeEnds } from "../../src/psap/tree.ts";
 import { psap } from "../support/psap-fixtures.ts";
+import { sameAsReference } from "../support/psap-oracle.ts";
+
+const wrapLon = (lon: number) => ((((lon + 180) % 360) + 360) % 360) - 180;
+const clampLat = (lat: number) => Math.max(-90, Math.min(90, lat));
 
 /** A star-shaped polygon around a centre (radius in degrees of latitude), possibly crossing the antimeridian. */
 function starRing(lat: number, lon: number, radii: readonly number[]): Ring {
   const ring: [number, number][] = radii.map((r, k) => {
     const a = (2 * Math.PI * k) / radii.length;
-    const la = Math.max(-89.9, Math.min(89.9, lat + r * Math.sin(a)));
-    let lo = lon + (r * Math.cos(a)) / Math.max(0.05, Math.cos((lat * Math.PI) / 180));
-    lo = ((((lo + 180) % 360) + 360) % 360) - 180;
+    const la = clampLat(lat + r * Math.sin(a));
+    const lo = wrapLon(lon + (r * Math.cos(a)) / Math.max(0.05, Math.cos((lat * Math.PI) / 180)));
     return [lo, la];
   });
   const first = ring[0] as [number, number];
@@ -34,21 +29,18 @@ function starRing(lat: number, lon: number, radii: readonly number[]): Ring {
   return ring;
 }
 
-function sameAsReference(dataset: PsapDataset, resolution?: number) {
-  const built = buildIndex(dataset, { resolution });
-  const store = MemoryPsapStore.fromIndex(built);
-  const reference = prepareReference(dataset);
-  return {
-    built,
-    store,
-    async check(q: { latitude: number; longitude: number; accuracy?: number | null }, limit = 5) {
-      const got = await lookupPsaps(store, q, { limit });
-      const want = bruteForceLookup(reference, q, limit);
-      expect(got.psaps).toEqual(want);
-      expect(got.reason).toBe(want.length === 0 ? "outside_coverage" : undefined);
-      return got;
-    },
-  };
+function rectangle(south: number, west: number, north: number, east: number): Ring {
+  return [
+    [west, south],
+    [east, south],
+    [east, north],
+    [west, north],
+    [west, south],
+  ];
+}
+
+function area(kind: AreaInput["kind"], id: string, rings: Ring[], psapIds: string[]): AreaInput {
+  return { kind, id, name: `${kind} ${id}`, state: "ZZ", rings, psapIds };
 }
 
 const latArb = fc.double({ min: -90, max: 90, noNaN: true });
@@ -63,7 +55,7 @@ const accuracyArb = fc.oneof(
 beforeEach(() => resetPsapLookupCache());
 
 describe("lookup equals a brute-force scan", () => {
-  it("on random clustered data sets with random areas, anywhere on Earth", async () => {
+  it("on random clustered data sets with random areas of every kind, anywhere on Earth", async () => {
     const datasetArb = fc
       .record({
         centre: fc.record({ lat: fc.double({ min: -85, max: 85, noNaN: true }), lon: lonArb }),
@@ -74,6 +66,8 @@ describe("lookup equals a brute-force scan", () => {
             dLon: fc.double({ min: -1, max: 1, noNaN: true }),
             secondary: fc.boolean(),
             twin: fc.boolean(),
+            jurisdiction: fc.constantFrom("municipal", "county", "regional", "state", "special" as const),
+            handledBy: fc.option(fc.nat(), { nil: undefined }),
           }),
           { minLength: 1, maxLength: 40 },
         ),
@@ -82,36 +76,51 @@ describe("lookup equals a brute-force scan", () => {
             pick: fc.nat(),
             radii: fc.array(fc.double({ min: 0.02, max: 2.5, noNaN: true }), { minLength: 3, maxLength: 9 }),
             members: fc.array(fc.nat(), { maxLength: 6 }),
-            boundary: fc.boolean(),
+            kind: fc.constantFrom("boundary", "city", "community", "county" as const),
           }),
-          { maxLength: 5 },
+          { maxLength: 6 },
         ),
+        // A county around the whole cluster: the fixes there count as inside the US wherever it is.
+        enclosing: fc.boolean(),
       })
-      .map(({ centre, spread, points, areas }): PsapDataset => {
+      .map(({ centre, spread, points, areas, enclosing }): PsapDataset => {
         const psaps: IndexedPsap[] = [];
         points.forEach((p, i) => {
           const prev = psaps[i - 1];
           // "twin": same coordinates as the previous one, to force exact ties.
-          const lat =
-            p.twin && prev ? prev.latitude : Math.max(-90, Math.min(90, centre.lat + p.dLat * spread));
-          let lon = p.twin && prev ? prev.longitude : centre.lon + p.dLon * spread * 2;
-          lon = ((((lon + 180) % 360) + 360) % 360) - 180;
-          psaps.push(psap(`p${i}`, lat, lon, p.secondary ? "secondary" : "primary"));
+          const lat = p.twin && prev ? prev.latitude : clampLat(centre.lat + p.dLat * spread);
+          const lon = p.twin && prev ? prev.longitude : wrapLon(centre.lon + p.dLon * spread * 2);
+          const record = psap(`p${i}`, lat, lon, p.secondary ? "secondary" : "primary");
+          record.jurisdiction = p.jurisdiction;
+          psaps.push(record);
         });
-        const serviceAreas: ServiceAreaInput[] = areas.map((a, k) => {
+        points.forEach((p, i) => {
+          const record = psaps[i] as IndexedPsap;
+          if (record.type === "secondary" && p.handledBy !== undefined) {
+            record.handled_by = (psaps[p.handledBy % psaps.length] as IndexedPsap).id;
+          }
+        });
+        const inputs: AreaInput[] = areas.map((a, k) => {
           const at = psaps[a.pick % psaps.length] as IndexedPsap;
-          return {
-            id: `a${k}`,
-            kind: a.boundary ? "boundary" : "county",
-            rings: [starRing(at.latitude, at.longitude, a.radii)],
-            psapIds: a.members.map((m) => (psaps[m % psaps.length] as IndexedPsap).id),
-          };
+          const ids =
+            a.kind === "community" ? [] : a.members.map((m) => (psaps[m % psaps.length] as IndexedPsap).id);
+          return area(a.kind, `a${k}`, [starRing(at.latitude, at.longitude, a.radii)], ids);
         });
-        return { dataVersion: "generated", psaps, areas: serviceAreas };
+        if (enclosing && Math.abs(centre.lat) + spread * 2 < 89 && spread * 5 < 170) {
+          const ring = rectangle(
+            centre.lat - spread * 2,
+            centre.lon - spread * 4,
+            centre.lat + spread * 2,
+            centre.lon + spread * 4,
+          );
+          inputs.push(area("county", "enclosing", [ring.map(([x, y]) => [wrapLon(x), y] as const)], []));
+        }
+        return { dataVersion: "generated", psaps, areas: inputs };
       });
     await fc.assert(
       fc.asyncProperty(
         datasetArb,
+        fc.constantFrom(2, 3, 4),
         fc.array(
           fc.record({
             t: fc.nat(),
@@ -122,14 +131,15 @@ describe("lookup equals a brute-force scan", () => {
           }),
           { minLength: 20, maxLength: 40 },
         ),
-        async (dataset, queries) => {
+        async (dataset, maxResolution, queries) => {
           resetPsapLookupCache();
-          const { check } = sameAsReference(dataset, 2);
+          // Small entries force deep trees: every resolution from the roots down is exercised.
+          const { check } = sameAsReference(dataset, { maxResolution, maxEntryBytes: 2_000 });
           for (const q of queries) {
-            // Queries near a PSAP (most interesting), sometimes anywhere.
+            // Queries near a PSAP (most interesting), sometimes far away.
             const at = dataset.psaps[q.t % dataset.psaps.length] as IndexedPsap;
-            const latitude = Math.max(-90, Math.min(90, at.latitude + q.dLat));
-            const longitude = ((((at.longitude + q.dLon * 2 + 180) % 360) + 360) % 360) - 180;
+            const latitude = clampLat(at.latitude + q.dLat);
+            const longitude = wrapLon(at.longitude + q.dLon * 2);
             await check({ latitude, longitude, accuracy: q.accuracy }, q.limit);
           }
         },
@@ -138,7 +148,33 @@ describe("lookup equals a brute-force scan", () => {
     );
   });
 
-  it("at the poles, on the antimeridian and in far-away places (every resolution)", async () => {
+  it("on synthetic US-wide data with counties, cities, communities and boundaries", async () => {
+    const { syntheticDataset } = await import("../../data/index/synthetic.ts");
+    const dataset = syntheticDataset({
+      count: 1_500,
+      seed: 5,
+      countyGridDeg: 1.5,
+      cities: 120,
+      communities: 60,
+      boundaries: 25,
+      twinShare: 0.05,
+    });
+    const { check } = sameAsReference(dataset, { maxEntryBytes: 20_000 });
+    await fc.assert(
+      fc.asyncProperty(
+        fc.double({ min: 24, max: 50, noNaN: true }),
+        fc.double({ min: -125, max: -66, noNaN: true }),
+        accuracyArb,
+        fc.integer({ min: 1, max: 5 }),
+        async (latitude, longitude, accuracy, limit) => {
+          await check({ latitude, longitude, accuracy }, limit);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it("at the poles, on the antimeridian and in far-away places", async () => {
     const psaps = [
       psap("north", 89.95, 10),
       psap("north2", 88.5, -170, "secondary"),
@@ -151,30 +187,17 @@ describe("lookup equals a brute-force scan", () => {
       psap("sanjuan", 18.47, -66.11),
       psap("nome", 64.5, -165.4),
     ];
-    const aleutian: Ring = [
-      [179.5, 51.5],
-      [180, 51.5],
-      [180, 52.5],
-      [179.5, 52.5],
-      [179.5, 51.5],
-    ];
-    const aleutianWest: Ring = [
-      [-180, 51.5],
-      [-178, 51.5],
-      [-178, 52.5],
-      [-180, 52.5],
-      [-180, 51.5],
-    ];
     const dataset: PsapDataset = {
       dataVersion: "edges",
       psaps,
       areas: [
-        {
-          id: "aleutians",
-          kind: "county",
-          rings: [aleutian, aleutianWest],
-          psapIds: ["am-east", "am-west2"],
-        },
+        area(
+          "county",
+          "aleutians",
+          [rectangle(51.5, 179.5, 52.5, 180), rectangle(51.5, -180, 52.5, -178)],
+          ["am-east", "am-west2"],
+        ),
+        area("county", "north-cap", [rectangle(88, -180, 90, 180)], ["north"]),
       ],
     };
     const fixed = [
@@ -193,9 +216,9 @@ describe("lookup equals a brute-force scan", () => {
       { latitude: 0, longitude: 0 },
       { latitude: 48.85, longitude: 2.35 },
     ];
-    for (const resolution of [2, 3, 4]) {
+    for (const maxResolution of [2, 3, 5]) {
       resetPsapLookupCache();
-      const { check } = sameAsReference(dataset, resolution);
+      const { check } = sameAsReference(dataset, { maxResolution, maxEntryBytes: 1_500 });
       for (const q of fixed) await check(q);
       await fc.assert(
         fc.asyncProperty(latArb, lonArb, accuracyArb, async (latitude, longitude, accuracy) => {
@@ -203,7 +226,7 @@ describe("lookup equals a brute-force scan", () => {
         }),
         { numRuns: 300 },
       );
-      // Near the antimeridian and the poles specifically.
+      // Near the antimeridian specifically.
       await fc.assert(
         fc.asyncProperty(
           fc.double({ min: 45, max: 60, noNaN: true }),
@@ -219,14 +242,17 @@ describe("lookup equals a brute-force scan", () => {
     }
     // A fix in the Aleutian area, either side of 180 degrees, is matched by its area.
     resetPsapLookupCache();
-    const { check } = sameAsReference(dataset, 3);
+    const { check } = sameAsReference(dataset, { maxResolution: 4 });
     const east = await check({ latitude: 52, longitude: 179.8 });
-    expect(east.psaps[0]).toMatchObject({ match: "county" });
+    expect(east.psaps[0]).toMatchObject({ id: "am-east", match: "county" });
     const west = await check({ latitude: 52, longitude: -179.5 });
     expect(west.psaps.filter((p) => p.match === "county").map((p) => p.id)).toEqual(["am-east", "am-west2"]);
+    // Paris is not in the US: no US PSAP, whatever is within 500 km.
+    const paris = await check({ latitude: 48.85, longitude: 2.35 });
+    expect(paris).toMatchObject({ psaps: [], reason: "outside_coverage", area: { country: "FR" } });
   });
 
-  it("at cell vertices and just inside or outside cell edges, where the bucket proofs are tight", async () => {
+  it("at cell vertices and just inside or outside cell edges, where the entry proofs are tight", async () => {
     const dataset: PsapDataset = {
       dataVersion: "dense",
       psaps: Array.from({ length: 400 }, (_, i) =>
@@ -237,11 +263,11 @@ describe("lookup equals a brute-force scan", () => {
           i % 5 === 0 ? "secondary" : "primary",
         ),
       ),
-      areas: [],
+      areas: [area("county", "all", [rectangle(36, -103, 44, -94)], ["d1", "d2", "d3"])],
     };
-    for (const resolution of [3, 4]) {
+    for (const maxResolution of [3, 4, 6]) {
       resetPsapLookupCache();
-      const { check } = sameAsReference(dataset, resolution);
+      const { check } = sameAsReference(dataset, { maxResolution, maxEntryBytes: 3_000 });
       await fc.assert(
         fc.asyncProperty(
           fc.double({ min: 37, max: 45, noNaN: true }),
@@ -249,7 +275,7 @@ describe("lookup equals a brute-force scan", () => {
           fc.nat(20),
           fc.double({ min: -1e-4, max: 1e-4, noNaN: true }),
           async (lat, lon, vertex, jitter) => {
-            const cell = latLngToCell(lat, lon, resolution);
+            const cell = latLngToCell(lat, lon, maxResolution);
             const boundary = cellToBoundary(cell);
             const [vLat, vLon] = boundary[vertex % boundary.length] as [number, number];
             await check({ latitude: vLat + jitter, longitude: vLon - jitter });
@@ -263,8 +289,8 @@ describe("lookup equals a brute-force scan", () => {
   });
 });
 
-describe("index coverage", () => {
-  it("has a bucket for exactly the cells with a PSAP within 500 km of some point (flood fill = globe scan)", () => {
+describe("index layout", () => {
+  it("writes one entry for every leaf of the manifest's tree, and nothing else", () => {
     const psaps = [
       psap("a", 41.88, -87.63),
       psap("b", 64.5, -165.4, "secondary"),
@@ -272,30 +298,54 @@ describe("index coverage", () => {
       psap("d", 13.47, 144.75),
       psap("e", -89.5, 0),
     ];
-    for (const resolution of [2, 3]) {
-      const built = buildIndex({ dataVersion: "cover", psaps, areas: [] }, { resolution, version: "cov" });
-      const expected: string[] = [];
-      for (const base of getRes0Cells()) {
-        for (const cell of cellToChildren(base, resolution)) {
-          const [lat, lon] = cellToLatLng(cell);
-          const reach = 500 + cellRadiusKm(cell);
-          if (psaps.some((p) => haversineKm(lat, lon, p.latitude, p.longitude) <= reach))
-            expected.push(`psap:v:cov:${cell}`);
+    const built = buildIndex(
+      { dataVersion: "cover", psaps, areas: [] },
+      { version: "cov", maxEntryBytes: 800 },
+    );
+    const manifest = parseManifest(built.pointerValue);
+    expect(manifest).not.toBeNull();
+    if (!manifest) return;
+    const leaves: string[] = [];
+    for (const [root, code] of Object.entries(manifest.tree)) {
+      expect(subtreeEnds(code), `tree of ${root}`).not.toBeNull();
+      // Walk the preorder code: each L is a leaf whose entry is named by the root and its digits.
+      const walk = (at: number, digits: string): number => {
+        const c = code[at];
+        if (c === "L") {
+          leaves.push(entryKey("cov", nodeName(root, digits)));
+          return at + 1;
         }
-      }
-      expect([...built.buckets.keys()].sort()).toEqual(expected.sort());
+        if (c === "E") return at + 1;
+        let next = at + 1;
+        for (let d = 0; d < 7; d++) next = walk(next, `${digits}${d}`);
+        return next;
+      };
+      expect(walk(0, "")).toBe(code.length);
     }
+    expect(manifest.entries).toBe(built.entries.size);
+    expect(leaves.length).toBe(built.entries.size);
+    // The leaf naming above is the runtime's: every key it derives exists.
+    for (const key of leaves) expect(built.entries.has(key), key).toBe(true);
+  });
+
+  it("keeps every entry within the byte budget unless it is already at the deepest resolution", async () => {
+    const { syntheticDataset } = await import("../../data/index/synthetic.ts");
+    const dataset = syntheticDataset({ count: 800, seed: 3, countyGridDeg: 2, cities: 40, boundaries: 5 });
+    const built = buildIndex(dataset, { maxEntryBytes: 4_000 });
+    let split = 0;
+    for (const [key, value] of built.entries) {
+      // Node names are "<root cell>/<digits>": a node at the deepest resolution has 7 - 2 digits.
+      const digits = key.split("/").at(-1) ?? "";
+      if (digits.length > 0) split++;
+      if (digits.length < 7 - 2) expect(value.length, key).toBeLessThanOrEqual(4_000);
+    }
+    expect(split).toBeGreaterThan(0);
+    expect(built.stats.entries).toBe(built.entries.size);
   });
 });
 
 describe("ranking", () => {
-  const square: Ring = [
-    [-88, 41],
-    [-87, 41],
-    [-87, 42],
-    [-88, 42],
-    [-88, 41],
-  ];
+  const square = rectangle(41, -88, 42, -87);
   const dataset: PsapDataset = {
     dataVersion: "ranking-v1",
     psaps: [
@@ -306,11 +356,11 @@ describe("ranking", () => {
       psap("tie-b", 40, -87.5),
       psap("tie-a", 40, -87.5),
     ],
-    areas: [{ id: "17031", kind: "county", rings: [square], psapIds: ["in-far", "in-sec"] }],
+    areas: [{ ...area("county", "17031", [square], ["in-far", "in-sec"]), name: "Cook" }],
   };
 
   it("puts area matches first, primaries before secondaries, then distance; ties by id", async () => {
-    const { check } = sameAsReference(dataset, 3);
+    const { check } = sameAsReference(dataset);
     const r = await check({ latitude: 41.5, longitude: -87.01, accuracy: 10 });
     expect(r.psaps.map((p) => [p.id, p.match])).toEqual([
       ["in-far", "county"],
@@ -320,12 +370,67 @@ describe("ranking", () => {
       ["tie-b", "nearest"],
     ]);
     expect(r.data_version).toBe("ranking-v1");
-    const first = r.psaps[0];
-    expect(first?.distance_km).toBe(Math.round(haversineKm(41.5, -87.01, 41.9, -87.9) * 10) / 10);
+    expect(r.area).toMatchObject({ country: "US", state: "ZZ", county: "Cook", place: null });
+    expect(r.psaps[0]?.distance_km).toBe(Math.round(haversineKm(41.5, -87.01, 41.9, -87.9) * 10) / 10);
   });
 
-  it("treats a fix within its accuracy (at least 500 m) of a border as inside", async () => {
-    const { check } = sameAsReference(dataset, 3);
+  it("orders the groups boundary, city, county, then jurisdiction county, regional, state, municipal, special", async () => {
+    const at = (id: string, j: IndexedPsap["jurisdiction"], type: IndexedPsap["type"] = "primary") => {
+      const p = psap(id, 41.5, -87.5 + Number(id.replace(/\D/g, "")) / 1000, type);
+      p.jurisdiction = j;
+      return p;
+    };
+    const psaps = [
+      at("m1", "municipal"),
+      at("s2", "special"),
+      at("c3", "county"),
+      at("r4", "regional"),
+      at("t5", "state"),
+      at("b6", "special"),
+      at("y7", "municipal"),
+      at("sec8", "county", "secondary"),
+    ];
+    (psaps[7] as IndexedPsap).handled_by = "m1";
+    const ranked: PsapDataset = {
+      dataVersion: "groups",
+      psaps,
+      areas: [
+        area("county", "cty", [square], ["m1", "s2", "c3", "r4", "t5"]),
+        area("city", "town", [rectangle(41.4, -87.6, 41.6, -87.4)], ["y7", "sec8"]),
+        area("boundary", "psa", [rectangle(41.45, -87.55, 41.55, -87.45)], ["b6"]),
+      ],
+    };
+    const { check } = sameAsReference(ranked);
+    const r = await check({ latitude: 41.5, longitude: -87.5, accuracy: 10 });
+    expect(r.psaps.map((p) => [p.id, p.match])).toEqual([
+      ["b6", "boundary"],
+      ["y7", "city"],
+      // The secondary's primary is in the county group, not the city group: it stays a secondary of the city.
+      ["sec8", "city"],
+      ["c3", "county"],
+      ["r4", "county"],
+    ]);
+    const county = await sameAsReference(ranked).check({ latitude: 41.8, longitude: -87.2, accuracy: 10 }, 5);
+    expect(county.psaps.map((p) => p.id)).toEqual(["c3", "r4", "t5", "m1", "s2"]);
+  });
+
+  it("puts a secondary right after its handled_by primary", async () => {
+    const primary = psap("p1", 41.7, -87.2);
+    primary.jurisdiction = "municipal";
+    const other = psap("p2", 41.5, -87.5);
+    const secondary = psap("s1", 41.5, -87.5, "secondary");
+    secondary.handled_by = "p1";
+    const linked: PsapDataset = {
+      dataVersion: "linked",
+      psaps: [primary, other, secondary],
+      areas: [area("county", "c", [square], ["p1", "p2", "s1"])],
+    };
+    const r = await sameAsReference(linked).check({ latitude: 41.5, longitude: -87.5, accuracy: 10 });
+    expect(r.psaps.map((p) => p.id)).toEqual(["p2", "p1", "s1"]);
+  });
+
+  it("treats a fix within its accuracy (at least 500 m) of a border as inside, after the areas that contain it", async () => {
+    const { check } = sameAsReference(dataset);
     // 0.4 km east of the square's east edge (lon -87): inside by the 500 m floor.
     const kmPerDegLon = haversineKm(41.5, -87, 41.5, -86);
     const near = await check({ latitude: 41.5, longitude: -87 + 0.4 / kmPerDegLon, accuracy: 5 });
@@ -335,13 +440,13 @@ describe("ranking", () => {
     expect(out.psaps.every((p) => p.match === "nearest")).toBe(true);
     const wide = await check({ latitude: 41.5, longitude: -87 + 0.6 / kmPerDegLon, accuracy: 1_000 });
     expect(wide.psaps[0]?.match).toBe("county");
-    // 90 km away with 100 km accuracy: inside.
-    const far = await check({ latitude: 41.5, longitude: -87 + 90 / kmPerDegLon, accuracy: 100_000 });
+    // 9 km away with 100 km accuracy: inside (the tolerance is capped at the index's maximum).
+    const far = await check({ latitude: 41.5, longitude: -87 + 9 / kmPerDegLon, accuracy: 100_000 });
     expect(far.psaps[0]?.match).toBe("county");
   });
 
   it("honours the limit option and never returns more than the index was built for", async () => {
-    const { check, store } = sameAsReference(dataset, 3);
+    const { check, store } = sameAsReference(dataset);
     expect((await check({ latitude: 41.5, longitude: -87.5 }, 2)).psaps).toHaveLength(2);
     const capped = await lookupPsaps(store, { latitude: 41.5, longitude: -87.5 }, { limit: 50 });
     expect(capped.psaps).toHaveLength(5);
@@ -349,19 +454,28 @@ describe("ranking", () => {
   });
 
   it("returns nothing beyond 500 km, with reason outside_coverage", async () => {
-    const one: PsapDataset = { dataVersion: "one", psaps: [psap("x", 0, 0)], areas: [] };
-    const { check } = sameAsReference(one, 3);
-    const kmPerDegLat = haversineKm(0, 0, 1, 0);
-    const inside = await check({ latitude: 499.9 / kmPerDegLat, longitude: 0 });
+    const one: PsapDataset = {
+      dataVersion: "one",
+      psaps: [psap("x", 40, -100)],
+      areas: [area("county", "wide", [rectangle(30, -110, 50, -90)], [])],
+    };
+    const { check } = sameAsReference(one);
+    const kmPerDegLat = haversineKm(40, -100, 41, -100);
+    const inside = await check({ latitude: 40 + 499.9 / kmPerDegLat, longitude: -100 });
     expect(inside.psaps.map((p) => p.distance_km)).toEqual([499.9]);
-    const outside = await check({ latitude: 500.1 / kmPerDegLat, longitude: 0 });
+    const outside = await check({ latitude: 40 + 500.1 / kmPerDegLat, longitude: -100 });
     expect(outside).toMatchObject({ psaps: [], data_version: "one", reason: "outside_coverage" });
+    expect(outside.area.country).toBe("US");
   });
 
   it("refuses coordinates out of range without echoing them", async () => {
-    const { store } = sameAsReference(dataset, 3);
+    const { store } = sameAsReference(dataset);
     await expect(lookupPsaps(store, { latitude: 91, longitude: 0 })).rejects.toThrow(RangeError);
-    await expect(lookupPsaps(store, { latitude: Number.NaN, longitude: 0 })).rejects.not.toThrow(/NaN/);
+    const err = await lookupPsaps(store, { latitude: Number.NaN, longitude: -87.654321 }).catch(
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(RangeError);
+    expect(String(err)).not.toMatch(/87\.65|NaN/);
   });
 });
 
@@ -372,8 +486,8 @@ describe("KV reads and caching", () => {
     areas: [],
   };
 
-  it("reads the pointer and one bucket at first, then one read per new cell, then none", async () => {
-    const store = MemoryPsapStore.fromIndex(buildIndex(dataset, { resolution: 3 }));
+  it("reads the pointer and one entry at first, then one read per new entry, then none", async () => {
+    const store = MemoryPsapStore.fromIndex(buildIndex(dataset));
     await lookupPsaps(store, { latitude: 41.88, longitude: -87.63 });
     expect(store.reads).toBe(2);
     await lookupPsaps(store, { latitude: 41.881, longitude: -87.631 });
@@ -382,12 +496,19 @@ describe("KV reads and caching", () => {
     expect(store.reads).toBe(3);
   });
 
-  it("reads the same bucket once for concurrent lookups", async () => {
-    const store = MemoryPsapStore.fromIndex(buildIndex(dataset, { resolution: 3 }));
+  it("reads the same entry once for concurrent lookups", async () => {
+    const store = MemoryPsapStore.fromIndex(buildIndex(dataset));
     await Promise.all(
       Array.from({ length: 10 }, () => lookupPsaps(store, { latitude: 41.88, longitude: -87.63 })),
     );
     expect(store.reads).toBe(2);
+  });
+
+  it("reads only the pointer where no PSAP is within reach", async () => {
+    const store = MemoryPsapStore.fromIndex(buildIndex(dataset));
+    const r = await lookupPsaps(store, { latitude: -33.87, longitude: 151.21 });
+    expect(r).toMatchObject({ psaps: [], reason: "outside_coverage", area: { country: "AU" } });
+    expect(store.reads).toBe(1);
   });
 
   it("throws PsapIndexUnavailableError when no index is loaded", async () => {
@@ -398,15 +519,15 @@ describe("KV reads and caching", () => {
   });
 
   it("sees a new version only through the pointer, all at once", async () => {
-    const store = MemoryPsapStore.fromIndex(buildIndex(dataset, { resolution: 3, version: "v1" }));
+    const store = MemoryPsapStore.fromIndex(buildIndex(dataset, { version: "v1" }));
     expect((await lookupPsaps(store, { latitude: 41.88, longitude: -87.63 })).data_version).toBe("reads");
     const next = buildIndex(
       { dataVersion: "reads-2", psaps: [psap("c", 41.9, -87.7)], areas: [] },
-      { resolution: 2, version: "v2" },
+      { version: "v2" },
     );
-    for (const [k, v] of next.buckets) store.data.set(k, v);
+    for (const [k, v] of next.entries) store.data.set(k, v);
     resetPsapLookupCache(store);
-    // Buckets of v2 are written but the pointer is not: still v1.
+    // Entries of v2 are written but the pointer is not: still v1.
     expect((await lookupPsaps(store, { latitude: 41.88, longitude: -87.63 })).data_version).toBe("reads");
     store.data.set(next.pointerKey, next.pointerValue);
     resetPsapLookupCache(store);

@@ -1,26 +1,14 @@
-// The lookup's pruned ranking (prepared.ts) against the brute-force reference where its bounds are
-// tightest: dense clusters, exact distance ties, fixes on cell vertices and edges, the antimeridian
-// and the poles, many large matched areas, and too few primaries within reach.
+// The index's entries where their candidate bounds are tightest, against the brute-force reference:
+// dense clusters, exact distance ties, fixes on cell vertices and edges, the antimeridian and the
+// poles, many large matched areas, and too few primaries within reach.
 import fc from "fast-check";
 import { cellToBoundary, cellToLatLng, latLngToCell } from "h3-js";
-import { beforeEach, describe, expect, it } from "vitest";
-import type { Ring } from "../../src/psap/area.ts";
-import { decodeBucket, jsonNumber, scanBucket } from "../../src/psap/format.ts";
-import {
-  bruteForceLookup,
-  buildIndex,
-  type IndexedPsap,
-  lookupPsaps,
-  MemoryPsapStore,
-  type PsapDataset,
-  prepareReference,
-  resetPsapLookupCache,
-  type ServiceAreaInput,
-  seededRandom,
-} from "../../src/psap/index.ts";
-import { prepareBucket, rankPrepared } from "../../src/psap/prepared.ts";
-import { borderToleranceKm, rankPsaps } from "../../src/psap/rank.ts";
+import { beforeEach, describe, it } from "vitest";
+import type { AreaInput, IndexedPsap, PsapDataset, Ring } from "../../data/index/dataset.ts";
+import { seededRandom } from "../../data/index/synthetic.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import { psap } from "../support/psap-fixtures.ts";
+import { sameAsReference } from "../support/psap-oracle.ts";
 
 const wrapLon = (lon: number) => ((((lon + 180) % 360) + 360) % 360) - 180;
 const clampLat = (lat: number) => Math.max(-90, Math.min(90, lat));
@@ -72,13 +60,15 @@ function clustered(seed: number, clusters: readonly Cluster[], primaryShare = 0.
   return psaps;
 }
 
+/** The index built down to `resolution` at most, with small entries so that the tree goes deep. */
 function reference(dataset: PsapDataset, resolution: number) {
-  const store = MemoryPsapStore.fromIndex(buildIndex(dataset, { resolution }));
-  const ref = prepareReference(dataset);
-  return async (q: { latitude: number; longitude: number; accuracy?: number | null }, limit: number) => {
-    const got = await lookupPsaps(store, q, { limit });
-    expect(got.psaps).toEqual(bruteForceLookup(ref, q, limit));
-  };
+  const { check } = sameAsReference(dataset, { maxResolution: resolution, maxEntryBytes: 24_000 });
+  return (q: { latitude: number; longitude: number; accuracy?: number | null }, limit: number) =>
+    check(q, limit);
+}
+
+function area(kind: AreaInput["kind"], id: string, rings: Ring[], psapIds: string[]): AreaInput {
+  return { kind, id, name: id, state: "ZZ", rings, psapIds };
 }
 
 /** A fix up to `reachDeg` from a place: there, at a vertex of its cell (jittered), its centre or an edge. */
@@ -136,19 +126,19 @@ describe("pruned lookup equals a brute-force scan", () => {
       { lat: 42.3, lon: -87.9, spread: 0.4, count: 700 },
     ];
     const psaps = clustered(7, clusters);
-    const areas: ServiceAreaInput[] = [
-      {
-        id: "county-a",
-        kind: "county",
-        rings: [square(41.88, -87.63, 0.02, 0.03)],
-        psapIds: psaps.filter((_, i) => i % 3 === 0).map((p) => p.id),
-      },
-      {
-        id: "boundary-b",
-        kind: "boundary",
-        rings: [square(41.9, -87.7, 0.05, 0.05)],
-        psapIds: psaps.filter((_, i) => i % 7 === 1).map((p) => p.id),
-      },
+    const areas: AreaInput[] = [
+      area(
+        "county",
+        "county-a",
+        [square(41.88, -87.63, 0.02, 0.03)],
+        psaps.filter((_, i) => i % 3 === 0).map((p) => p.id),
+      ),
+      area(
+        "boundary",
+        "boundary-b",
+        [square(41.9, -87.7, 0.05, 0.05)],
+        psaps.filter((_, i) => i % 7 === 1).map((p) => p.id),
+      ),
     ];
     const dataset: PsapDataset = { dataVersion: "dense", psaps, areas };
     for (const resolution of [3, 4]) {
@@ -182,12 +172,12 @@ describe("pruned lookup equals a brute-force scan", () => {
       dataVersion: "ties",
       psaps,
       areas: [
-        {
-          id: "half",
-          kind: "county",
-          rings: [square(40, -100.04, 0.04, 0.04)],
-          psapIds: psaps.filter((_, k) => k % 2 === 0).map((p) => p.id),
-        },
+        area(
+          "county",
+          "half",
+          [square(40, -100.04, 0.04, 0.04)],
+          psaps.filter((_, k) => k % 2 === 0).map((p) => p.id),
+        ),
       ],
     };
     for (const resolution of [3, 4]) {
@@ -219,19 +209,19 @@ describe("pruned lookup equals a brute-force scan", () => {
       { lat: -70, lon: -179.95, spread: 0.1, count: 500 },
     ];
     const psaps = clustered(11, clusters);
-    const areas: ServiceAreaInput[] = [
-      {
-        id: "aleutians",
-        kind: "county",
-        rings: [square(52, 180, 0.3, 0.5)],
-        psapIds: psaps.filter((p, i) => i % 2 === 0 && Math.abs(p.latitude - 52) < 1).map((p) => p.id),
-      },
-      {
-        id: "north-cap",
-        kind: "boundary",
-        rings: [square(89.5, 0, 0.45, 170)],
-        psapIds: psaps.filter((p, i) => i % 3 === 0 && p.latitude > 89).map((p) => p.id),
-      },
+    const areas: AreaInput[] = [
+      area(
+        "county",
+        "aleutians",
+        [square(52, 180, 0.3, 0.5)],
+        psaps.filter((p, i) => i % 2 === 0 && Math.abs(p.latitude - 52) < 1).map((p) => p.id),
+      ),
+      area(
+        "boundary",
+        "north-cap",
+        [square(89.5, 0, 0.45, 170)],
+        psaps.filter((p, i) => i % 3 === 0 && p.latitude > 89).map((p) => p.id),
+      ),
     ];
     const dataset: PsapDataset = { dataVersion: "edges", psaps, areas };
     for (const resolution of [2, 3, 4]) {
@@ -263,19 +253,19 @@ describe("pruned lookup equals a brute-force scan", () => {
     ];
     const psaps = clustered(23, clusters);
     const rnd = seededRandom(99);
-    const areas: ServiceAreaInput[] = Array.from({ length: 70 }, (_, k) => {
+    const areas: AreaInput[] = Array.from({ length: 70 }, (_, k) => {
       const lat = 35 + (rnd() * 2 - 1) * 0.8;
       const lon = -97 + (rnd() * 2 - 1) * 0.8;
       const members = Array.from(
         { length: 5 + Math.floor(rnd() * 60) },
         () => (psaps[Math.floor(rnd() * psaps.length)] as IndexedPsap).id,
       );
-      return {
-        id: `area${k}`,
-        kind: k % 3 === 0 ? "boundary" : "county",
-        rings: [square(lat, lon, 0.05 + rnd() * 0.5, 0.05 + rnd() * 0.5)],
-        psapIds: members,
-      };
+      return area(
+        k % 3 === 0 ? "boundary" : "county",
+        `area${k}`,
+        [square(lat, lon, 0.05 + rnd() * 0.5, 0.05 + rnd() * 0.5)],
+        members,
+      );
     });
     const dataset: PsapDataset = { dataVersion: "areas", psaps, areas };
     for (const resolution of [3, 4]) {
@@ -303,13 +293,13 @@ describe("pruned lookup equals a brute-force scan", () => {
     psaps.push(psap("prim-420", 45, -104.7, "primary"));
     psaps.push(psap("prim-520", 40.3, -110, "primary"));
     psaps.push(psap("prim-near", 45.01, -110.01, "primary"));
-    const areas: ServiceAreaInput[] = [
-      {
-        id: "sec-county",
-        kind: "county",
-        rings: [square(45, -110, 0.04, 0.06)],
-        psapIds: [...psaps.filter((_, i) => i % 5 === 0).map((p) => p.id), "prim-near"],
-      },
+    const areas: AreaInput[] = [
+      area(
+        "county",
+        "sec-county",
+        [square(45, -110, 0.04, 0.06)],
+        [...psaps.filter((_, i) => i % 5 === 0).map((p) => p.id), "prim-near"],
+      ),
     ];
     const dataset: PsapDataset = { dataVersion: "few-primaries", psaps, areas };
     for (const resolution of [3, 4]) {
@@ -323,153 +313,5 @@ describe("pruned lookup equals a brute-force scan", () => {
         { numRuns: 200 },
       );
     }
-  });
-});
-
-describe("prepared buckets", () => {
-  it("rank exactly as rankPsaps over the same bucket, for fixes anywhere in its cell", () => {
-    const psaps = clustered(5, [
-      { lat: 30, lon: 10, spread: 0.02, count: 1_500 },
-      { lat: 30.3, lon: 10.4, spread: 0.3, count: 500 },
-    ]);
-    const dataset: PsapDataset = {
-      dataVersion: "buckets",
-      psaps,
-      areas: [
-        {
-          id: "b",
-          kind: "boundary",
-          rings: [square(30, 10, 0.05, 0.05)],
-          psapIds: psaps.filter((_, i) => i % 4 === 0).map((p) => p.id),
-        },
-        {
-          id: "c",
-          kind: "county",
-          rings: [square(30.1, 10.1, 0.2, 0.2)],
-          psapIds: psaps.filter((_, i) => i % 3 === 0).map((p) => p.id),
-        },
-      ],
-    };
-    const built = buildIndex(dataset, { resolution: 4, version: "t" });
-    const prefix = "psap:v:t:";
-    const cells = [...built.buckets.keys()].map((k) => k.slice(prefix.length));
-    const rnd = seededRandom(3);
-    let compared = 0;
-    for (const cell of cells) {
-      const [cLat, cLon] = cellToLatLng(cell);
-      if (Math.abs(cLat - 30) > 1 || Math.abs(cLon - 10) > 1) continue;
-      const pool = decodeBucket(built.buckets.get(prefix + cell) as string);
-      const prepared = prepareBucket(pool, cell);
-      const boundary = cellToBoundary(cell);
-      const fixes: [number, number][] = [[cLat, cLon], ...boundary];
-      for (let k = 0; k < 20; k++) {
-        // Random points of the cell: between the centre and a vertex, kept only if H3 agrees.
-        const [vLat, vLon] = boundary[Math.floor(rnd() * boundary.length)] as [number, number];
-        const u = rnd();
-        const lat = cLat + u * (vLat - cLat);
-        const lon = cLon + u * (vLon - cLon);
-        if (latLngToCell(lat, lon, 4) === cell) fixes.push([lat, lon]);
-      }
-      for (const [lat, lon] of fixes) {
-        for (const accuracy of [0, 2_000, 100_000]) {
-          const t = borderToleranceKm(accuracy);
-          for (let limit = 1; limit <= 5; limit++) {
-            expect(rankPrepared(prepared, lat, lon, t, limit)).toEqual(rankPsaps(pool, lat, lon, t, limit));
-          }
-        }
-        compared++;
-      }
-    }
-    expect(compared).toBeGreaterThan(100);
-  });
-});
-
-describe("reading a bucket without parsing its PSAPs", () => {
-  it("finds every tuple, coordinate and type as JSON.parse does, whatever the strings hold", () => {
-    const names = [
-      'Quote " inside',
-      "Back\\slash \\",
-      "Brackets ] [ and , commas",
-      "Ünïcödé ☎ 𝄞",
-      "",
-      "null",
-    ];
-    const psaps = clustered(17, [{ lat: -33.9, lon: 151.2, spread: 0.5, count: 300 }]).map((p, i) => ({
-      ...p,
-      id: i % 7 === 0 ? `id "${i}" \\ ]` : p.id,
-      name: names[i % names.length] as string,
-      county: i % 3 === 0 ? null : `County, ${i}`,
-      phone: i % 2 === 0 ? null : "+12025550100",
-      latitude: i % 11 === 0 ? Math.round(p.latitude) : p.latitude,
-      longitude: i % 13 === 0 ? -0 : p.longitude,
-    }));
-    const built = buildIndex(
-      {
-        dataVersion: "scan",
-        psaps,
-        areas: [
-          {
-            id: "a",
-            kind: "boundary",
-            rings: [square(-33.9, 151.2, 0.1, 0.1)],
-            psapIds: [psaps[0]?.id ?? ""],
-          },
-        ],
-      },
-      { resolution: 3 },
-    );
-    expect(built.buckets.size).toBeGreaterThan(0);
-    for (const text of built.buckets.values()) {
-      const json = JSON.parse(text) as { p: unknown[][]; n: number[]; a: unknown[] };
-      const scanned = scanBucket(text);
-      expect(scanned).not.toBeNull();
-      if (!scanned) continue;
-      expect(scanned.count).toBe(json.p.length);
-      json.p.forEach((t, i) => {
-        expect(Object.is(scanned.latitude[i], t[7])).toBe(true);
-        expect(Object.is(scanned.longitude[i], t[8])).toBe(true);
-        expect(scanned.type[i]).toBe(t[2]);
-        expect(JSON.parse(text.slice(scanned.tupleStart[i], scanned.tupleEnd[i]))).toEqual(t);
-      });
-      expect(scanned.nearest).toEqual(json.n);
-      expect(scanned.areas).toEqual(json.a);
-    }
-    // Anything not in the builder's exact layout is left to JSON.parse.
-    expect(scanBucket('{ "p": [], "n": [], "a": [] }')).toBeNull();
-    expect(scanBucket('{"p":[],"n":[],"a":[],"x":1}')).toBeNull();
-    expect(scanBucket('{"p":[["1","n",2,"s",null,null,null,1,2,1]],"n":[],"a":[]}')).toBeNull();
-    expect(scanBucket('{"p":[],"n":[],"a":[]}')).toMatchObject({ count: 0 });
-  });
-
-  it("reads numbers exactly as JSON.parse", () => {
-    const same = (s: string): void => {
-      expect([s, jsonNumber(s, 0, s.length)]).toEqual([s, JSON.parse(s)]);
-      expect(Object.is(jsonNumber(s, 0, s.length), JSON.parse(s))).toBe(true);
-    };
-    for (const s of [
-      "0",
-      "-0",
-      "1e-7",
-      "-1.5E+3",
-      "9007199254740991",
-      "9007199254740993",
-      "0.1",
-      "123.456",
-    ]) {
-      same(s);
-    }
-    same("12345678901234567890.123");
-    same("0.00000000000000000000012345");
-    fc.assert(
-      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (x) => same(JSON.stringify(x))),
-      { numRuns: 20_000 },
-    );
-    fc.assert(
-      fc.property(fc.double({ min: -180, max: 180, noNaN: true }), fc.integer({ min: 0, max: 17 }), (x, d) =>
-        same(x.toFixed(d)),
-      ),
-      { numRuns: 20_000 },
-    );
-    expect(jsonNumber("1.2.3", 0, 5)).toBeNaN();
   });
 });
