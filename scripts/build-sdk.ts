@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { type BuildOptions, build } from "esbuild";
 import ts from "typescript";
+import { buildCountyShapes } from "./build-county-shapes.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "sdk/src");
@@ -60,6 +61,11 @@ async function main(): Promise<void> {
     copyFileSync(file, target);
   }
   console.log("copied to public/sdk/ (served at /sdk/patient.js, /sdk/counselor.js and their .d.ts)");
+  // The counselor console's map outlines (not part of the SDKs, but built with them so pages have them).
+  const shapes = buildCountyShapes(join(root, "public/demo/counties"));
+  console.log(
+    `public/demo/counties/: ${shapes.files} states' county outlines, ${shapes.bytes} B (from us-atlas)`,
+  );
   if (over) {
     console.error("build-sdk: a module is over its size budget");
     process.exit(1);
