@@ -125,9 +125,13 @@ function numbersLine(emergency) {
   p.append(el("strong", `Numbers where the patient is${where}: `));
   p.append((emergency?.numbers || []).map(numberLabel).join(" · ") || "911");
   p.append(
-    el("span", " For the patient to dial: a 911 call from your own phone reaches the centre where you are.", {
-      class: "muted",
-    }),
+    el(
+      "span",
+      " For the patient to dial: an emergency call from your own phone reaches the centre where you are, not theirs.",
+      {
+        class: "muted",
+      },
+    ),
   );
   return p;
 }
@@ -265,7 +269,8 @@ function renderOthers() {
 
 async function renderMap() {
   const card = $("map-card");
-  card.hidden = !result?.location;
+  // The outlines are US counties: abroad the map would be a lone dot.
+  card.hidden = !result?.location || result.area?.country !== "US";
   if (card.hidden) return $("plot").replaceChildren();
   const shown = result;
   const label = await drawMap($("plot"), shown);

@@ -71,9 +71,22 @@ export function whyChosen(psap, area) {
   }
 }
 
-/** `Hazel Crest (city), Cook County, IL, US`: the place in a dispatcher's words, or "" when nothing is known. */
+/** `GB` → `United Kingdom` (the code itself where the browser has no name for it). */
+export function countryName(code) {
+  try {
+    return new Intl.DisplayNames(["en"], { type: "region" }).of(code) || code;
+  } catch {
+    return code;
+  }
+}
+
+/**
+ * `Hazel Crest (city), Cook County, IL, US`: the place in a dispatcher's words; outside the US only the
+ * country is known: `United Kingdom (GB)`. "" when nothing is known.
+ */
 export function placeLine(area) {
   if (!area) return "";
+  if (area.country && area.country !== "US") return `${countryName(area.country)} (${area.country})`;
   const kind = area.place_kind === "community" ? "unincorporated community" : area.place_kind;
   return [
     area.place && (kind ? `${area.place} (${kind})` : area.place),

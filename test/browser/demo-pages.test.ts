@@ -313,7 +313,8 @@ describe("the counselor console in the worst minute", () => {
     expect(await text(counselor, byId("emergency-numbers"))).toMatch(/\(GB\).*999 \(all services\).*112/);
     expect(await counselor.locator("#psaps li").count()).toBe(0);
     expect(await counselor.locator("#others").isVisible()).toBe(false);
-    expect(await text(counselor, byId("patient-location"))).toContain("GB");
+    expect(await text(counselor, byId("patient-location"))).toContain("United Kingdom (GB)");
+    expect(await counselor.locator("#map-card").isVisible()).toBe(false);
 
     await waitFor(
       "the patient page to offer 999",

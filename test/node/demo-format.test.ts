@@ -85,7 +85,7 @@ describe("demo page formatting", () => {
       "Lisle (unincorporated community), Cook County, IL, US",
     );
     expect(f.placeLine({ country: "GB", state: null, county: null, place: null, place_kind: null })).toBe(
-      "GB",
+      "United Kingdom (GB)",
     );
     expect(f.coordinatesLine({ latitude: 41.5725, longitude: -87.6945, accuracy: 24.6 })).toBe(
       "41.57250, -87.69450 (±25 m)",
