@@ -189,7 +189,11 @@ describe("the counselor console in the worst minute", () => {
     expect(await counselor.locator("#psaps li").count()).toBeGreaterThan(0);
     expect(await text(counselor, "#psaps li:first-child")).toMatch(/\d+\.\d km/);
     // The map: county outlines around the fix, and the patient's county named.
-    expect(await counselor.locator("#plot path").count()).toBeGreaterThan(1);
+    // (drawn once the state's outlines are fetched)
+    await waitFor(
+      "county outlines on the map",
+      async () => (await counselor.locator("#plot path").count()) > 1,
+    );
     await waitFor("the map caption", async () =>
       (await text(counselor, "#map-caption")).includes("Cook County"),
     );

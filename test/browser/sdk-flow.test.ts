@@ -120,7 +120,8 @@ describe("both demo pages, one SOS", () => {
     expect(await text(counselor, "#psaps li:first-child")).toMatch(/\d+\.\d km/);
     const tel = counselor.locator("#psaps a.tel").first();
     if (await tel.count()) expect(await tel.getAttribute("href")).toMatch(/^tel:\+\d+$/);
-    expect(await counselor.locator("#plot circle").count()).toBeGreaterThan(1);
+    // The map is drawn once its county outlines are fetched.
+    await waitFor("the map", async () => (await counselor.locator("#plot circle").count()) > 1);
     expect(await text(counselor, '[data-testid="patient-location"]')).toMatch(/41\.57250, -87\.69450/);
 
     // The patient side holds no coordinate anywhere it could persist; sessionStorage holds only the token and ids.
