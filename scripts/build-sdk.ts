@@ -1,11 +1,12 @@
-// Builds the two browser SDKs: minified ES modules and .d.ts in sdk/dist, the modules copied to public/sdk.
+// Builds the two browser SDKs: minified ES modules and .d.ts in sdk/dist, all copied to public/sdk.
 // Fails when a module is over its gzipped budget. Run with `npm run build:sdk`.
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { type BuildOptions, build } from "esbuild";
 import ts from "typescript";
+import { buildCountyShapes } from "./build-county-shapes.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "sdk/src");
@@ -35,6 +36,7 @@ export function bundleOptions(module: string): BuildOptions {
 
 async function main(): Promise<void> {
   rmSync(dist, { recursive: true, force: true });
+  rmSync(served, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
   mkdirSync(served, { recursive: true });
   let over = false;
@@ -51,7 +53,19 @@ async function main(): Promise<void> {
     );
   }
   emitDeclarations();
-  console.log("copied to public/sdk/ (served at /sdk/patient.js and /sdk/counselor.js); .d.ts in sdk/dist/");
+  // The typings are served too (/sdk/patient.d.ts imports ./protocol.js, ./core/...): copy the whole tree.
+  for (const file of walk(dist)) {
+    if (!file.endsWith(".d.ts")) continue;
+    const target = join(served, relative(dist, file));
+    mkdirSync(dirname(target), { recursive: true });
+    copyFileSync(file, target);
+  }
+  console.log("copied to public/sdk/ (served at /sdk/patient.js, /sdk/counselor.js and their .d.ts)");
+  // The counselor console's map outlines (not part of the SDKs, but built with them so pages have them).
+  const shapes = buildCountyShapes(join(root, "public/demo/counties"));
+  console.log(
+    `public/demo/counties/: ${shapes.files} states' county outlines, ${shapes.bytes} B (from us-atlas)`,
+  );
   if (over) {
     console.error("build-sdk: a module is over its size budget");
     process.exit(1);

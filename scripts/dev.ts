@@ -100,8 +100,10 @@ async function main(argv: string[]): Promise<number> {
   log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
   const psapData = await loadPsapData(flags.persistTo, demoData);
   if (psapData) log(`PSAP data: ${psapData.dataVersion}, ${psapData.psaps} PSAPs`);
-  if (!existsSync(join(ROOT, "public/sdk/patient.js"))) {
-    log("public/sdk is missing: building the SDKs");
+  // What the pages need from the build: the modules, their typings, the console map's county outlines.
+  const built = ["public/sdk/patient.js", "public/sdk/patient.d.ts", "public/demo/counties/IL.json"];
+  if (!built.every((file) => existsSync(join(ROOT, file)))) {
+    log("public/sdk or public/demo/counties is missing: building the SDKs");
     if ((await runNode([join(ROOT, "scripts/build-sdk.ts")], false)).code !== 0)
       warn("building the SDKs failed");
   }

@@ -20,11 +20,14 @@ export { ApiError, RateLimitError, SdkError } from "./core/errors.ts";
 export type { ConnectionState } from "./core/socket.ts";
 export type * from "./protocol.ts";
 
-/** What `onPSAPResults` receives: the PSAPs and the patient's location they were computed for. */
+/**
+ * What `onPSAPResults` receives: the PSAPs, the patient's location they were computed for, where that
+ * is in words (`area`), what to dial there (`emergency`) and the address on file (or null).
+ */
 export type CounselorPsapResults = Pick<
   PsapResultsMessage,
-  "psaps" | "result_id" | "computed_at" | "data_version" | "reason"
-> & { location: ReportedLocation };
+  "psaps" | "area" | "emergency" | "result_id" | "computed_at" | "data_version" | "reason"
+> & { location: ReportedLocation; patient_address: string | null };
 
 export interface CounselorSDKOptions extends ClientOptions {
   /** Platform id, for `startSession` / `endSession` (taken from the token otherwise). */
@@ -34,8 +37,11 @@ export interface CounselorSDKOptions extends ClientOptions {
   /** Counselor JWT, for `connect`, `trigger`, `cancel` (browser side). */
   sessionToken?: string;
   onPSAPResults?: (results: CounselorPsapResults) => void;
-  /** No fix is coming from the patient: `permission_denied`, `position_unavailable` or `timeout`. */
-  onLocationUnavailable?: (reason: CounselorUnavailableReason) => void;
+  /**
+   * No result is coming: `permission_denied`, `position_unavailable`, `timeout` (the patient's side) or
+   * `lookup_failed` (ours). With the address on file for the visit, or null.
+   */
+  onLocationUnavailable?: (reason: CounselorUnavailableReason, patientAddress: string | null) => void;
 }
 
 export interface StartSessionInput {
@@ -55,6 +61,11 @@ export interface SessionRef {
 export class CounselorSDK extends SessionClient {
   private _opts: CounselorSDKOptions;
   private _token: string | undefined;
+  /**
+   * The address the platform has on file for this visit, as the service last said (null: none, or not
+   * told yet). Forgotten when the session ends, as the service erases it then.
+   */
+  patientAddress: string | null = null;
 
   constructor(options: CounselorSDKOptions) {
     super(options);
@@ -110,13 +121,21 @@ export class CounselorSDK extends SessionClient {
 
   protected _onMessage(msg: ServerMessage): void {
     const o = this._opts;
-    if (msg.type === "location_unavailable") safeCall(o.onLocationUnavailable, msg.reason);
+    // session_state, psap_results and location_unavailable carry the address on file to counselors.
+    if ("patient_address" in msg) {
+      this.patientAddress = msg.patient_address ?? null;
+    }
+    if (msg.type === "location_unavailable")
+      safeCall(o.onLocationUnavailable, msg.reason, this.patientAddress);
     else if (msg.type === "psap_results") {
-      const { psaps, result_id, computed_at, data_version, reason } = msg;
+      const { psaps, area, emergency, result_id, computed_at, data_version, reason } = msg;
       const results: CounselorPsapResults = {
         psaps,
         // The counselor's copy always carries it (only the patient's copy has none).
         location: msg.location as ReportedLocation,
+        area,
+        emergency,
+        patient_address: this.patientAddress,
         result_id,
         computed_at,
         data_version,
@@ -126,7 +145,9 @@ export class CounselorSDK extends SessionClient {
     }
   }
 
-  protected _onEnd(): void {}
+  protected _onEnd(): void {
+    this.patientAddress = null;
+  }
 
   private _claims() {
     const token = this._token;

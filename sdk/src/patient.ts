@@ -6,6 +6,7 @@ import { requestJson } from "./core/http.ts";
 import { decodeClaims } from "./core/jwt.ts";
 import { sessionsPath } from "./core/urls.ts";
 import type {
+  EmergencyNumbers,
   LocationFix,
   LocationSubmission,
   LocationUnavailableReason,
@@ -23,6 +24,11 @@ export interface PatientSDKOptions extends ClientOptions {
   token?: string;
   /** The nearest PSAPs, best first (empty when none is within reach: call 911). */
   onPSAPResults?: (psaps: PsapRecord[]) => void;
+  /**
+   * What the patient (or someone with them) can dial where they are, first number first: with every
+   * result, also when `psaps` is empty (a patient abroad gets their country's numbers).
+   */
+  onEmergencyNumbers?: (emergency: EmergencyNumbers) => void;
 }
 
 /** The `sessionStorage` key; its value holds the token and the session identifiers, nothing else. */
@@ -189,9 +195,13 @@ export class PatientSDK extends SessionClient {
           FIRST_FIX_WAIT_MS,
         );
       }
-    } else if (msg.type === "psap_results") {
-      safeCall(this._opts.onPSAPResults, msg.psaps);
-    }
+    } else if (msg.type === "psap_results") this._deliver(msg);
+  }
+
+  /** One result (deduped by the caller): what to dial first, then the PSAPs. */
+  private _deliver(res: PsapResultsBody): void {
+    if (res.emergency) safeCall(this._opts.onEmergencyNumbers, res.emergency);
+    safeCall(this._opts.onPSAPResults, res.psaps);
   }
 
   /** Back to `active` (a cancel): forget what was sent and stop the clocks. */
@@ -224,9 +234,7 @@ export class PatientSDK extends SessionClient {
         { Authorization: `Bearer ${this._token}` },
         body,
       );
-      if (!this._over && "result_id" in res && this._fresh(res.result_id)) {
-        safeCall(this._opts.onPSAPResults, res.psaps);
-      }
+      if (!this._over && "result_id" in res && this._fresh(res.result_id)) this._deliver(res);
     } catch (err) {
       if (this._over) return;
       // Not sent: the next fix goes out at once (and a reconnect brings a fresh location request).

@@ -1,12 +1,10 @@
 // End to end in headless Chromium: both SDKs and both demo pages against `npm run dev`.
 // Pages load from http://localhost:P, the API answers at http://127.0.0.1:P: every call is cross-origin.
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CounselorSDK } from "../../sdk/src/counselor.ts";
 import type { CounselorUnavailableReason, SessionCreateResponse } from "../../sdk/src/protocol.ts";
-import { contextOptions, launchChromium, ROOT, type Service, startService, waitFor } from "./harness.ts";
+import { contextOptions, launchChromium, type Service, startService, waitFor } from "./harness.ts";
 
 /** Hazel Crest, Illinois (the SPEC's example PSAP is nearby). */
 const HERE = { latitude: 41.5725, longitude: -87.6945, accuracy: 25 };
@@ -106,29 +104,25 @@ describe("both demo pages, one SOS", () => {
     await waitFor("the patient page to connect", async () => (await text(patient, "#conn")) === "connected");
     expect(await text(counselor, "#session")).toBe("active");
 
-    await counselor.click("#sos");
+    await counselor.click('[data-testid="sos-trigger"]');
     await waitFor(
-      "PSAP rows on the counselor console",
-      () => counselor.locator("#psaps tbody tr").count(),
+      "the call-first card on the counselor console",
+      () => counselor.locator('[data-testid="call-first"]').isVisible(),
       30_000,
     );
-    await waitFor("PSAP rows on the patient page", () => patient.locator("#psaps tbody tr").count());
+    await waitFor("PSAPs on the patient page", () => patient.locator("#psaps li").count());
     expect(await text(counselor, "#session")).toBe("SOS in progress");
     expect(await patient.locator("#help").isVisible()).toBe(true);
 
-    const firstRow = await text(counselor, "#psaps tbody tr:first-child");
-    expect(firstRow).toMatch(/\d+\.\d km/);
-    expect(firstRow).toMatch(/service area|county|nearest/);
-    expect(firstRow).toMatch(/located by (building|city|county)/);
+    const first = await text(counselor, '[data-testid="call-first"]');
+    expect(first).toMatch(/\d+\.\d km away/);
+    expect(first).toMatch(/city limits|service area|County|nearest/);
+    expect(await text(counselor, "#psaps li:first-child")).toMatch(/\d+\.\d km/);
     const tel = counselor.locator("#psaps a.tel").first();
     if (await tel.count()) expect(await tel.getAttribute("href")).toMatch(/^tel:\+\d+$/);
-    expect(await counselor.locator("#plot circle").count()).toBeGreaterThan(1);
-    expect(await text(counselor, "#where")).toMatch(/Patient at 41\.57/);
-
-    // test-results/ is git-ignored; UPDATE_SCREENSHOTS=1 refreshes the README's copy in docs/.
-    const shotDir = join(ROOT, process.env.UPDATE_SCREENSHOTS ? "docs" : "test-results");
-    mkdirSync(shotDir, { recursive: true });
-    await counselor.screenshot({ path: join(shotDir, "counselor-console.png"), fullPage: true });
+    // The map is drawn once its county outlines are fetched.
+    await waitFor("the map", async () => (await counselor.locator("#plot circle").count()) > 1);
+    expect(await text(counselor, '[data-testid="patient-location"]')).toMatch(/41\.57250, -87\.69450/);
 
     // The patient side holds no coordinate anywhere it could persist; sessionStorage holds only the token and ids.
     const stored = await everythingStored(patient);
@@ -177,17 +171,17 @@ describe("a bad network", () => {
       async () => (await text(patient, "#conn")) !== "connected",
       45_000,
     );
-    await counselor.click("#sos");
+    await counselor.click('[data-testid="sos-trigger"]');
     await waitFor(
       "the console in SOS",
       async () => (await text(counselor, "#session")) === "SOS in progress",
     );
-    expect(await counselor.locator("#psaps tbody tr").count()).toBe(0);
+    expect(await counselor.locator('[data-testid="call-first"]').isVisible()).toBe(false);
 
     await patient.context().setOffline(false);
     await waitFor(
       "PSAPs on the console after the patient is back",
-      () => counselor.locator("#psaps tbody tr").count(),
+      () => counselor.locator('[data-testid="call-first"]').isVisible(),
       30_000,
     );
     await waitFor(
@@ -210,6 +204,60 @@ describe("the SDK modules on their own", () => {
     await page.waitForFunction(() => "sdk" in window);
     return page;
   }
+
+  it("a page on another origin imports both modules and reads their typings (Access-Control-Allow-Origin: *)", async () => {
+    const page = await newPage();
+    await page.goto(`${service.pageBase}/demo/index.html`); // http://localhost:P; the modules at http://127.0.0.1:P
+    const failed: string[] = [];
+    page.on("requestfailed", (r) => failed.push(r.url()));
+    await page.addScriptTag({
+      type: "module",
+      content: `import * as p from "${service.apiBase}/sdk/patient.js"; import * as c from "${service.apiBase}/sdk/counselor.js";
+        window.crossOrigin = { patient: typeof p.PatientSDK, counselor: typeof c.CounselorSDK, error: new c.ApiError(400, "x", "y").name };`,
+    });
+    await page.waitForFunction(() => "crossOrigin" in window, undefined, { timeout: 10_000 });
+    expect(await page.evaluate(() => (window as unknown as { crossOrigin: unknown }).crossOrigin)).toEqual({
+      patient: "function",
+      counselor: "function",
+      error: "ApiError",
+    });
+    const typings = await page.evaluate(async (api) => {
+      const read = async (name: string) => {
+        // A CORS request: without Access-Control-Allow-Origin the browser refuses to hand over the answer.
+        const res = await fetch(`${api}/sdk/${name}`);
+        return {
+          status: res.status,
+          type: res.type,
+          text: await res.text(),
+        };
+      };
+      return {
+        // The control: a file outside /sdk has no such header, and the browser refuses it.
+        demoCssRefused: await fetch(`${api}/demo/demo.css`).then(
+          () => false,
+          () => true,
+        ),
+        patient: await read("patient.d.ts"),
+        counselor: await read("counselor.d.ts"),
+        protocol: await read("protocol.d.ts"),
+      };
+    }, service.apiBase);
+    expect(typings.demoCssRefused).toBe(true);
+    expect(typings.patient).toMatchObject({ status: 200, type: "cors" });
+    expect(typings.patient.text).toContain("onEmergencyNumbers");
+    expect(typings.counselor).toMatchObject({ status: 200, type: "cors" });
+    expect(typings.counselor.text).toContain("patientAddress");
+    // What the typings import is served too.
+    expect(typings.protocol).toMatchObject({ status: 200, type: "cors" });
+    expect(failed.filter((url) => url.includes("/sdk/"))).toEqual([]);
+    for (const name of ["patient.js", "counselor.js", "patient.d.ts", "counselor.d.ts"]) {
+      const res = await fetch(`${service.apiBase}/sdk/${name}`, {
+        headers: { Origin: "https://platform.example" },
+      });
+      expect([name, res.status, res.headers.get("access-control-allow-origin")]).toEqual([name, 200, "*"]);
+      expect(res.headers.get("content-type")).toMatch(name.endsWith(".js") ? /javascript/ : /^text\/plain/);
+    }
+  });
 
   it("patient destroy() clears its storage and closes its socket", async () => {
     const session = await newSession();

@@ -168,7 +168,12 @@ describe("CounselorSDK, token calls and socket", () => {
       state: "sos",
       expires_at: "x",
     });
-    ws.receive({ type: "location_unavailable", session_id: "sess-1", reason: "permission_denied" });
+    ws.receive({
+      type: "location_unavailable",
+      session_id: "sess-1",
+      reason: "permission_denied",
+      patient_address: null,
+    });
     ws.receive(RESULTS);
     ws.receive(RESULTS); // a reconnect brings the latest again
     ws.receive({ ...RESULTS, result_id: "res-2", psaps: [], reason: "outside_coverage" });
@@ -177,6 +182,9 @@ describe("CounselorSDK, token calls and socket", () => {
       {
         psaps: [],
         location: RESULTS.location,
+        area: RESULTS.area,
+        emergency: RESULTS.emergency,
+        patient_address: null,
         result_id: "res-1",
         computed_at: RESULTS.computed_at,
         data_version: "v1",
@@ -184,12 +192,110 @@ describe("CounselorSDK, token calls and socket", () => {
       {
         psaps: [],
         location: RESULTS.location,
+        area: RESULTS.area,
+        emergency: RESULTS.emergency,
+        patient_address: null,
         result_id: "res-2",
         computed_at: RESULTS.computed_at,
         data_version: "v1",
         reason: "outside_coverage",
       },
     ]);
+  });
+
+  it("keeps the latest address on file and passes it with results and with location_unavailable", async () => {
+    const ADDRESS = "1200 W Harrison St, Chicago, IL 60607";
+    const seen: unknown[][] = [];
+    const results: CounselorPsapResults[] = [];
+    let c: CounselorSDK | undefined;
+    c = sdk({
+      sessionToken: TOKEN,
+      // The address that came with a session_state is already there when the state is reported.
+      onSessionState: (s) => seen.push(["session", s, c?.patientAddress]),
+      onLocationUnavailable: (reason, address) => seen.push(["unavailable", reason, address]),
+      onPSAPResults: (r) => results.push(r),
+    });
+    expect(c.patientAddress).toBeNull();
+    void c.connect();
+    const ws = FakeWebSocket.last;
+    ws.open();
+    ws.receive({
+      type: "session_state",
+      session_id: "sess-1",
+      role: "counselor",
+      state: "sos",
+      expires_at: "x",
+      patient_address: ADDRESS,
+    });
+    expect(c.patientAddress).toBe(ADDRESS);
+    ws.receive({
+      type: "location_unavailable",
+      session_id: "sess-1",
+      reason: "timeout",
+      patient_address: ADDRESS,
+    });
+    ws.receive({ ...RESULTS, patient_address: ADDRESS });
+    expect(results[0]).toMatchObject({
+      area: RESULTS.area,
+      emergency: RESULTS.emergency,
+      patient_address: ADDRESS,
+    });
+    // The platform's record changed (or had none): the latest word wins.
+    ws.receive({
+      type: "location_unavailable",
+      session_id: "sess-1",
+      reason: "lookup_failed",
+      patient_address: null,
+    });
+    expect(c.patientAddress).toBeNull();
+    expect(seen).toEqual([
+      ["session", "sos", ADDRESS],
+      ["unavailable", "timeout", ADDRESS],
+      ["unavailable", "lookup_failed", null],
+    ]);
+  });
+
+  it("forgets the address when the session ends (the service erases it)", async () => {
+    const c = sdk({ sessionToken: TOKEN });
+    void c.connect();
+    FakeWebSocket.last.open();
+    FakeWebSocket.last.receive({
+      type: "session_state",
+      session_id: "sess-1",
+      role: "counselor",
+      state: "active",
+      expires_at: "x",
+      patient_address: "somewhere",
+    });
+    expect(c.patientAddress).toBe("somewhere");
+    FakeWebSocket.last.receive({ type: "session_ended", session_id: "sess-1", reason: "ended" });
+    expect(c.patientAddress).toBeNull();
+  });
+
+  it("reports each session state once, in order, across reconnects", async () => {
+    const seen: string[] = [];
+    const c = sdk({ sessionToken: TOKEN, onSessionState: (s) => seen.push(s) });
+    void c.connect();
+    const state = (s: "active" | "sos") =>
+      FakeWebSocket.last.receive({
+        type: "session_state",
+        session_id: "sess-1",
+        role: "counselor",
+        state: s,
+        expires_at: "x",
+        patient_address: null,
+      });
+    FakeWebSocket.last.open();
+    state("active");
+    state("sos");
+    // A reconnect brings the same state again: not reported twice.
+    FakeWebSocket.last.serverClose(1006);
+    await vi.advanceTimersByTimeAsync(30_000);
+    FakeWebSocket.last.open();
+    state("sos");
+    state("active");
+    expect(FakeWebSocket.instances.length).toBeGreaterThan(1);
+    expect(seen).toEqual(["active", "sos", "active"]);
   });
 
   it("a throwing callback does not stop later messages", async () => {

@@ -206,6 +206,68 @@ describe("PatientSDK", () => {
     expect(results).toEqual([[PSAP], []]);
   });
 
+  it("tells onEmergencyNumbers what to dial with each result, once, before the PSAPs", async () => {
+    const seen: string[] = [];
+    await started({
+      onEmergencyNumbers: (e) => seen.push(`dial:${e.numbers.map((n) => n.number).join(",")}`),
+      onPSAPResults: (p) => seen.push(`psaps:${p.length}`),
+    });
+    geo.fix(41.6, -87.7);
+    sos();
+    await flush();
+    // The same result again on the socket is not delivered twice.
+    FakeWebSocket.last.receive({
+      type: "psap_results",
+      session_id: "sess-1",
+      result_id: "res-1",
+      psaps: [PSAP],
+      area: { country: "US", state: "IL", county: "Cook", place: "Hazel Crest", place_kind: "city" },
+      emergency: { country: "US", numbers: [{ number: "911", service: "all" }] },
+      computed_at: "x",
+      data_version: "v",
+    });
+    expect(seen).toEqual(["dial:911", "psaps:1"]);
+  });
+
+  it("tells onEmergencyNumbers the country's numbers when no PSAP can help (a patient abroad)", async () => {
+    const numbers: unknown[] = [];
+    const psaps: PsapRecord[][] = [];
+    await started({ onEmergencyNumbers: (e) => numbers.push(e), onPSAPResults: (p) => psaps.push(p) });
+    const gb = {
+      country: "GB",
+      numbers: [
+        { number: "999", service: "all" },
+        { number: "112", service: "all" },
+      ],
+    } as const;
+    FakeWebSocket.last.receive({
+      type: "psap_results",
+      session_id: "sess-1",
+      result_id: "res-abroad",
+      psaps: [],
+      area: { country: "GB", state: null, county: null, place: null, place_kind: null },
+      emergency: gb,
+      computed_at: "x",
+      data_version: "v",
+      reason: "outside_coverage",
+    });
+    expect(numbers).toEqual([gb]);
+    expect(psaps).toEqual([[]]);
+  });
+
+  it("a throwing onEmergencyNumbers does not keep the PSAPs from onPSAPResults", async () => {
+    vi.spyOn(console, "error").mockImplementation(() => {});
+    await started({
+      onEmergencyNumbers: () => {
+        throw new Error("page bug");
+      },
+    });
+    geo.fix(41.6, -87.7);
+    sos();
+    await flush();
+    expect(results).toEqual([[PSAP]]);
+  });
+
   it("resubmits while in SOS when the patient moves 100 m, at most once every 10 s", async () => {
     await started();
     geo.fix(41.6, -87.7, 20);

@@ -1,10 +1,10 @@
 // Runs user callbacks so that one that throws can never break the SDK.
 
-/** Calls `fn` with `arg`; a throw is reported on the console and otherwise ignored. */
-export function safeCall<T>(fn: ((arg: T) => void) | undefined, arg: T): void {
+/** Calls `fn` with `args`; a throw is reported on the console and otherwise ignored. */
+export function safeCall<A extends unknown[]>(fn: ((...args: A) => void) | undefined, ...args: A): void {
   if (!fn) return;
   try {
-    fn(arg);
+    fn(...args);
   } catch (err) {
     console.error("sos-sdk: a callback threw", err);
   }

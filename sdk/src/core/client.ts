@@ -71,8 +71,9 @@ export abstract class SessionClient {
           if (msg.type === "session_ended") this._end(msg.reason);
           else if (msg.type === "error") this._fail(new SdkError(msg.code, msg.message));
           else if (msg.type !== "psap_results" || this._fresh(msg.result_id)) {
-            if (msg.type === "session_state") this._report(msg.state);
+            // The SDK takes in the message first, so `onSessionState` sees what came with it.
             this._onMessage(msg);
+            if (msg.type === "session_state") this._report(msg.state);
           }
         },
         onState: (state) => {

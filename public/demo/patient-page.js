@@ -1,0 +1,137 @@
+// The patient's page: the number to call where they are, and one honest line on whether the location
+// was shared. Everything comes from the URL fragment (#token=...&api=...&ws=...); without a token the
+// SDK uses the one this tab kept (a reload). No coordinate is ever shown, stored or put in a URL here.
+import { PatientSDK } from "/sdk/patient.js";
+import { firstNumber, nationalPhone, numberLabel, telHref } from "./format.js";
+
+const params = new URLSearchParams(location.hash.slice(1));
+const $ = (id) => document.getElementById(id);
+
+const CONN = {
+  connecting: ["connecting…", "warn"],
+  open: ["connected", "ok"],
+  reconnecting: ["reconnecting…", "warn"],
+  closed: ["closed", ""],
+};
+const SESSION = {
+  active: ["active", "ok"],
+  sos: ["emergency help requested", "sos"],
+  ended: ["ended", ""],
+  expired: ["ended", ""],
+};
+const GEO = {
+  permission_denied:
+    "Your location could not be shared: location is blocked for this page. Tell your counselor where you are. You can allow location in your browser's settings.",
+  position_unavailable:
+    "Your location could not be shared: your device cannot determine it right now. Tell your counselor where you are.",
+  timeout:
+    "Your location could not be shared: it took too long to determine. Tell your counselor where you are.",
+};
+
+/**
+ * Where the location stands: `waiting` (not shared), `shared` (a submission succeeded: a result came
+ * back), `unavailable` (the browser cannot give one) or `stopped` (the session is over).
+ */
+let loc = { state: "waiting", text: "" };
+let session = null;
+
+function showLocation(state, text) {
+  loc = { state, text };
+  const el = $("location-status");
+  el.dataset.state = loc.state;
+  el.dataset.tone = { shared: "ok", unavailable: "sos" }[loc.state] || "";
+  el.textContent = loc.text;
+}
+
+function waiting() {
+  showLocation(
+    "waiting",
+    session === "sos"
+      ? "Your counselor asked for your location: sharing it…"
+      : "Your location is not shared. It is shared only if your counselor asks for emergency help.",
+  );
+}
+
+function badge(id, [text, tone]) {
+  $(id).textContent = text;
+  $(id).dataset.tone = tone;
+}
+
+function notice(text) {
+  $("notice").textContent = text || "";
+  $("notice").hidden = !text;
+}
+
+const el = (tag, text, attrs = {}) => {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = text;
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  return e;
+};
+
+const sdk = new PatientSDK({
+  token: params.get("token") || undefined,
+  apiBaseUrl: params.get("api") || location.origin,
+  wsUrl: params.get("ws") || undefined,
+  onStateChange: (s) => badge("conn", CONN[s]),
+  onSessionState: (s) => {
+    const was = session;
+    session = s;
+    badge("session", SESSION[s] || [s, ""]);
+    $("help").hidden = s !== "sos";
+    if (s === "ended" || s === "expired")
+      return showLocation("stopped", "This session is over. Location sharing has stopped.");
+    if (s === "sos" && loc.state !== "unavailable" && loc.state !== "shared") return waiting();
+    if (s === "active" && was === "sos") {
+      // A cancel: the service erased the location; a new request would share it again.
+      $("centres").hidden = true;
+      return showLocation(
+        "waiting",
+        "Your counselor cancelled the request. Your location is not shared now.",
+      );
+    }
+    if (s === "active" && loc.state === "waiting") waiting();
+  },
+  onEmergencyNumbers: (emergency) => {
+    const first = firstNumber(emergency);
+    const call = $("emergency-call");
+    call.href = telHref(first);
+    call.textContent = `Call ${first}`;
+    const others = emergency.numbers.slice(1);
+    $("other-numbers").hidden = others.length === 0;
+    $("other-numbers").replaceChildren(
+      ...(others.length ? [el("span", "Also: ")] : []),
+      ...others.flatMap((n, i) => [
+        ...(i ? [el("span", " · ")] : []),
+        el("a", numberLabel(n), { href: telHref(n.number), class: "tel" }),
+      ]),
+    );
+  },
+  onPSAPResults: (psaps) => {
+    // Results come back only for a location that reached the service: now it is shared.
+    showLocation(
+      "shared",
+      `Your location was shared with your counselor at ${new Date().toLocaleTimeString()}.`,
+    );
+    $("centres").hidden = psaps.length === 0;
+    $("psaps").replaceChildren(
+      ...psaps.map((p) => {
+        const li = el("li");
+        li.append(
+          el("strong", p.name),
+          el("span", `${p.distance_km.toFixed(1)} km away`, { class: "muted" }),
+        );
+        if (p.phone) li.append(el("a", nationalPhone(p.phone), { href: telHref(p.phone), class: "tel" }));
+        return li;
+      }),
+    );
+  },
+  onError: (err) => {
+    if (err.name === "GeolocationError") {
+      // A fix that was shared earlier stays shared; say only that no new one is coming.
+      if (loc.state !== "shared") showLocation("unavailable", GEO[err.code] || err.message);
+    } else notice(`Something went wrong (${err.code}). Your counselor can still help you.`);
+  },
+});
+window.demo = { sdk };
+sdk.init().catch((err) => notice(`Could not join the session (${err.code}).`));
