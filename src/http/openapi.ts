@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import packageJson from "../../package.json";
 import type { AppEnv } from "./context.ts";
 import { PSAP_ROUTES } from "./openapi-psaps.ts";
+import { WEBHOOK_ROUTES } from "./openapi-webhooks.ts";
 import * as s from "./schemas.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -184,6 +185,7 @@ export const ROUTES = [
     responses: { 200: { description: "JWKS", content: json(s.JwksResponse) } },
   }),
   ...PSAP_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 /** Registers the descriptions and serves the document at /v1/openapi.json. */
