@@ -141,6 +141,8 @@ export const WEBHOOK_LIMITS = {
   deliveryRetentionMs: 30 * 24 * 60 * 60_000,
   /** Outbox rows sent to the queue in one sendBatch (the queue accepts at most 100). */
   outboxBatchSize: 50,
+  /** A queue send unanswered after this counts as failed; its events stay in the outbox and go again later. */
+  queueSendTimeoutMs: 10_000,
 } as const;
 
 /** Tries of one event in all: the first and every retry. */

@@ -89,7 +89,7 @@ export class SessionObject extends DurableObject<Env> {
     setProblemTypeBase(env.PROBLEM_TYPE_BASE);
     this.#audit = new AuditLog(ctx.storage.sql);
     this.#sockets = new SocketHub(ctx, this.#audit);
-    this.#webhooks = new WebhookOutbox(ctx, env.WEBHOOK_QUEUE);
+    this.#webhooks = new WebhookOutbox(ctx, () => this.env.WEBHOOK_QUEUE);
     // Answered by the runtime without waking the object: heartbeats cost nothing while hibernated.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     this.#record = ctx.storage.kv.get<SessionRecord>(RECORD_KEY) ?? null;

@@ -12,10 +12,11 @@ type OutboxRow = {
 
 export class WebhookOutbox {
   readonly #ctx: DurableObjectState;
-  readonly #queue: Queue<WebhookQueueMessage> | undefined;
+  /** Read at each send (not kept), so the binding in use is always the object's current one. */
+  readonly #queue: () => Queue<WebhookQueueMessage> | undefined;
   #flushing = false;
 
-  constructor(ctx: DurableObjectState, queue: Queue<WebhookQueueMessage> | undefined) {
+  constructor(ctx: DurableObjectState, queue: () => Queue<WebhookQueueMessage> | undefined) {
     this.#ctx = ctx;
     this.#queue = queue;
     // AUTOINCREMENT: a seq is never reused, so it orders a session's events even after rows are sent and deleted.
@@ -46,9 +47,10 @@ export class WebhookOutbox {
 
   /** Sends whatever the outbox holds, in the background (the caller's answer does not wait for it). */
   flush(): void {
-    if (this.#flushing || !this.#queue) return;
+    const queue = this.#queue();
+    if (this.#flushing || !queue) return;
     this.#flushing = true;
-    this.#ctx.waitUntil(this.#drain(this.#queue));
+    this.#ctx.waitUntil(this.#drain(queue));
   }
 
   /** Whether events wait to be sent (after a failed send, or an eviction mid-send). */
@@ -68,12 +70,13 @@ export class WebhookOutbox {
           .toArray();
         const last = rows.at(-1);
         if (!last) return;
-        await queue.sendBatch(
+        const sent = queue.sendBatch(
           rows.map((row) => ({
             body: { seq: row.seq, event: JSON.parse(row.body) as WebhookEvent },
             contentType: "json" as const,
           })),
         );
+        await withTimeout(sent, WEBHOOK_LIMITS.queueSendTimeoutMs);
         this.#ctx.storage.sql.exec("DELETE FROM webhook_outbox WHERE seq <= ?", last.seq);
       }
     } catch (error) {
@@ -83,6 +86,23 @@ export class WebhookOutbox {
       this.#flushing = false;
     }
   }
+}
+
+/** A send that hangs must not hold the outbox forever: after `ms` it counts as failed (and is sent again later). */
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new QueueSendTimeoutError()), ms);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+class QueueSendTimeoutError extends Error {
+  override name = "QueueSendTimeoutError";
 }
 
 function logFailure(what: string, error: unknown): void {
