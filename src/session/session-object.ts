@@ -294,7 +294,7 @@ export class SessionObject extends DurableObject<Env> {
     this.#alarmAt = null;
     this.#current(Date.now());
     this.#syncAlarm();
-    if (this.#webhooks.hasPending()) this.#webhooks.flush();
+    if (this.#record && this.#webhooks.hasPending()) this.#webhooks.flush();
   }
 
   // -------------------------------------------------------------------------

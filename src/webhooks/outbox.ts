@@ -55,7 +55,13 @@ export class WebhookOutbox {
 
   /** Whether events wait to be sent (after a failed send, or an eviction mid-send). */
   hasPending(): boolean {
-    return this.#ctx.storage.sql.exec("SELECT 1 FROM webhook_outbox LIMIT 1").toArray().length > 0;
+    try {
+      return this.#ctx.storage.sql.exec("SELECT 1 FROM webhook_outbox LIMIT 1").toArray().length > 0;
+    } catch (error) {
+      // A purged object (deleteAll) has no table left, and nothing to send.
+      logFailure("reading the outbox", error);
+      return false;
+    }
   }
 
   async #drain(queue: Queue<WebhookQueueMessage>): Promise<void> {
