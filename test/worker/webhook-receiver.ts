@@ -13,7 +13,7 @@ export interface ReceivedRequest {
   method: string;
   headers: Record<string, string>;
   body: string;
-  redirect: RequestRedirect | undefined;
+  redirect: RequestInit["redirect"];
   signal: AbortSignal | null | undefined;
 }
 

@@ -2,7 +2,6 @@
 // drops retry's delaySeconds, which matters here), outbound fetch stubbed.
 // Success, retries with the same id and a fresh timestamp, timeouts, redirects, big answers, the final
 // failure, order within a session, rotation overlap, and the dead-letter queue.
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WEBHOOK_LIMITS, WEBHOOK_MAX_ATTEMPTS } from "../../src/config.ts";
@@ -85,9 +84,7 @@ function fakeBatch(queue: string, bodies: { id: string; attempts: number; body: 
 
 async function runConsumer(queue: string, bodies: { id: string; attempts: number; body: unknown }[]) {
   const { batch, result } = fakeBatch(queue, bodies);
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  await waitOnExecutionContext(ctx);
+  await worker.queue(batch, env);
   return result;
 }
 

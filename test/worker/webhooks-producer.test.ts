@@ -82,8 +82,8 @@ describe("the session object as webhook producer", () => {
     const platform = await newPlatform();
     const session = await newSession(platform);
     const restore = await replaceObjectQueue(session.session_id, {
-      send: () => new Promise<void>(() => {}),
-      sendBatch: () => new Promise<void>(() => {}),
+      send: () => new Promise<never>(() => {}),
+      sendBatch: () => new Promise<never>(() => {}),
     });
     try {
       const started = Date.now();
