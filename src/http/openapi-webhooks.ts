@@ -69,3 +69,18 @@ export const WEBHOOK_ROUTES = [
     },
   }),
 ];
+
+/** What the service sends to a platform's webhook: the document's `webhooks` entry. */
+export const SESSION_EVENT_WEBHOOK = {
+  method: "post" as const,
+  path: "sessionEvent",
+  tags: ["Webhooks"],
+  summary: "A session event, signed per Standard Webhooks; any 2xx within 10 s acknowledges it",
+  request: { headers: s.WebhookHeaders, body: { content: json(s.WebhookEvent), required: true } },
+  responses: {
+    200: {
+      description:
+        "Any 2xx acknowledges the event; anything else (a 3xx too) or no answer within 10 s is retried",
+    },
+  },
+};

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { WEBHOOK_LIMITS } from "../config.ts";
 import { WEBHOOK_EVENT_TYPES } from "../webhooks/events.ts";
+import { PsapArea } from "./schemas-psaps.ts";
 
 const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
 const eventType = z.enum(WEBHOOK_EVENT_TYPES);
@@ -91,3 +92,54 @@ export const DeliveriesResponse = z
     ),
   })
   .openapi("WebhookDeliveries");
+
+// ---------------------------------------------------------------------------
+// What the service sends (the OpenAPI document's `webhooks`): one schema per event type.
+
+const envelope = <T extends (typeof WEBHOOK_EVENT_TYPES)[number], D extends z.ZodType>(type: T, data: D) =>
+  z.object({
+    id: z
+      .string()
+      .openapi({ example: "evt_3f1c9a0e5b7d4c2a9e8f7a6b5c4d3e2f", description: "the same on every retry" }),
+    type: z.literal(type),
+    created_at: isoTimestamp,
+    platform_id: z.string(),
+    session_id: z.uuid(),
+    data,
+  });
+
+export const WebhookEvent = z
+  .discriminatedUnion("type", [
+    envelope("session.created", z.object({ meeting_id: z.string(), expires_at: isoTimestamp })),
+    envelope("session.sos_triggered", z.object({ sos_started_at: isoTimestamp, repeat: z.boolean() })),
+    envelope("session.sos_cancelled", z.object({ expires_at: isoTimestamp })),
+    envelope(
+      "session.location_unavailable",
+      z.object({ reason: z.enum(["permission_denied", "position_unavailable", "timeout", "lookup_failed"]) }),
+    ),
+    envelope(
+      "session.psaps_delivered",
+      z.object({
+        result_id: z.uuid(),
+        psaps: z.array(z.object({ id: z.string(), name: z.string(), phone: z.string().nullable() })),
+        area: PsapArea,
+        data_version: z.string(),
+        reason: z.literal("outside_coverage").nullable(),
+      }),
+    ),
+    envelope("session.ended", z.object({ ended_at: isoTimestamp })),
+    envelope("session.expired", z.object({ expired_at: isoTimestamp })),
+  ])
+  .openapi("WebhookEvent", {
+    description:
+      "A session event as POSTed to the platform's webhook. Never holds a coordinate or the address on file.",
+  });
+
+export const WebhookHeaders = z.object({
+  "webhook-id": z.string().openapi({ description: "the event's id" }),
+  "webhook-timestamp": z.string().openapi({ description: "seconds since the epoch, fresh on every attempt" }),
+  "webhook-signature": z.string().openapi({
+    description:
+      "v1,<base64 HMAC-SHA256 of {id}.{timestamp}.{body}> keyed with the base64-decoded secret after whsec_; several separated by spaces during a rotation",
+  }),
+});

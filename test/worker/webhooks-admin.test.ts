@@ -226,3 +226,21 @@ describe("DELETE /v1/admin/platforms/{id}/webhook", () => {
     await expectProblem(res, 405, "method_not_allowed");
   });
 });
+
+describe("the OpenAPI document", () => {
+  it("describes the webhook routes and the events the service sends", async () => {
+    const doc = await (await call("/v1/openapi.json")).json<{
+      paths: Record<string, Record<string, unknown>>;
+      webhooks?: Record<string, { post?: { requestBody?: unknown } }>;
+      components: { schemas: Record<string, unknown> };
+    }>();
+    expect(Object.keys(doc.paths["/v1/admin/platforms/{platformId}/webhook"] ?? {}).sort()).toEqual([
+      "delete",
+      "put",
+    ]);
+    expect(doc.paths["/v1/admin/platforms/{platformId}/webhook/rotate-secret"]).toHaveProperty("post");
+    expect(doc.paths["/v1/platforms/{platformId}/webhook/deliveries"]).toHaveProperty("get");
+    expect(doc.webhooks?.sessionEvent?.post?.requestBody).toBeDefined();
+    expect(doc.components.schemas).toHaveProperty("WebhookEvent");
+  });
+});

@@ -2,6 +2,7 @@
 // in the documented envelope, and with no coordinate or address in it.
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { WebhookEvent } from "../../src/http/schemas-webhooks.ts";
 import { WEBHOOK_EVENT_TYPES } from "../../src/webhooks/events.ts";
 import {
   ADMIN_HEADERS,
@@ -83,6 +84,8 @@ describe("webhooks of a whole SOS", () => {
         "type",
       ]);
       expect(event?.id).toMatch(/^evt_[0-9a-f]{32}$/);
+      // Exactly as the OpenAPI document's `webhooks` describes it.
+      expect(WebhookEvent.safeParse(event).error).toBeUndefined();
       expect(event?.platform_id).toBe(platform.platform_id);
       expect(event?.session_id).toBe(session.session_id);
       expect(event?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
