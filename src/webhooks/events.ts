@@ -1,6 +1,6 @@
 // The webhook events a platform receives: their types, the envelope, and the queue message that carries one.
 // Built from identifiers, times, reasons and PSAP names only: a coordinate or the address on file has no field here.
-import type { PsapArea, PsapResultsBody } from "../../sdk/src/protocol.ts";
+import type { PsapArea, PsapEmptyReason, PsapResultsBody } from "../../sdk/src/protocol.ts";
 
 export const WEBHOOK_EVENT_TYPES = [
   "session.created",
@@ -34,7 +34,7 @@ export interface WebhookEventData {
     psaps: WebhookPsap[];
     area: PsapArea;
     data_version: string;
-    reason: string | null;
+    reason: PsapEmptyReason | null;
   };
   "session.ended": { ended_at: string };
   "session.expired": { expired_at: string };
