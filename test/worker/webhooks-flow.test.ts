@@ -191,6 +191,19 @@ describe("webhooks of a whole SOS", () => {
     expect(receiver.events().map((e) => e.type)).toEqual(["session.created"]);
   });
 
+  it("sends events created after a second PUT to its new URL, signed with the kept secret", async () => {
+    const platform = await newPlatform();
+    const { secret } = await setWebhook(platform.platform_id, { url: `${RECEIVER}/first` });
+    const session = await newSession(platform);
+    await receiver.waitFor(1);
+    const again = await setWebhook(platform.platform_id, { url: `${RECEIVER}/second` });
+    expect(again.secret).toBeNull();
+    await asCounselor(session, "/sos");
+    await receiver.waitFor(2);
+    expect(receiver.received.map((r) => new URL(r.url).pathname)).toEqual(["/first", "/second"]);
+    for (const request of receiver.received) expect(verify(secret ?? "", request)).toBeTruthy();
+  });
+
   it("delivers nothing created before the webhook was set", async () => {
     const platform = await newPlatform();
     const session = await newSession(platform);
