@@ -10,6 +10,7 @@ import { mountBrowserRoutes } from "./routes/browser.ts";
 import { mountMetaRoutes } from "./routes/meta.ts";
 import { mountPlatformRoutes } from "./routes/platform.ts";
 import { mountSocketRoute } from "./routes/socket.ts";
+import { mountWebhookRoutes } from "./routes/webhooks.ts";
 
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
@@ -22,6 +23,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountAdminRoutes(app);
   mountAdminPsapRoutes(app);
   mountPlatformRoutes(app);
+  mountWebhookRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);
   mountMethodNotAllowed(app);

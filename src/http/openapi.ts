@@ -3,6 +3,7 @@ import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import packageJson from "../../package.json";
 import type { AppEnv } from "./context.ts";
 import { PSAP_ROUTES } from "./openapi-psaps.ts";
+import { SESSION_EVENT_WEBHOOK, WEBHOOK_ROUTES } from "./openapi-webhooks.ts";
 import * as s from "./schemas.ts";
 
 const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
@@ -184,11 +185,13 @@ export const ROUTES = [
     responses: { 200: { description: "JWKS", content: json(s.JwksResponse) } },
   }),
   ...PSAP_ROUTES,
+  ...WEBHOOK_ROUTES,
 ];
 
 /** Registers the descriptions and serves the document at /v1/openapi.json. */
 export function mountOpenApi(app: OpenAPIHono<AppEnv>): void {
   for (const route of ROUTES) app.openAPIRegistry.registerPath(route);
+  app.openAPIRegistry.registerWebhook(SESSION_EVENT_WEBHOOK);
   app.openAPIRegistry.registerComponent("securitySchemes", "AdminToken", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "ApiKey", {
     type: "apiKey",

@@ -4,6 +4,7 @@
 // `storage.kv`, the trail in SQL) that commit together, and the runtime's output gate holds every
 // answer and socket message until that write is confirmed. So nothing on the SOS path awaits storage,
 // and nothing anyone hears can be lost by a crash. The only await on that path is the PSAP lookup.
+// Webhook events go the same way: into an outbox in the same commit, then to the queue in the background.
 
 import { DurableObject } from "cloudflare:workers";
 import type {
@@ -30,6 +31,8 @@ import {
   setProblemTypeBase,
   success,
 } from "../problem.ts";
+import { psapsDeliveredData, type WebhookEventDraft } from "../webhooks/events.ts";
+import { WebhookOutbox } from "../webhooks/outbox.ts";
 import {
   type AuditActor,
   type AuditData,
@@ -71,6 +74,7 @@ export class SessionObject extends DurableObject<Env> {
   #alarmAt: number | null = null;
   readonly #audit: AuditLog;
   readonly #sockets: SocketHub;
+  readonly #webhooks: WebhookOutbox;
   readonly #requests = new SlidingWindow<Role>(
     RATE_LIMITS.sessionRole.limit,
     RATE_LIMITS.sessionRole.windowMs,
@@ -85,11 +89,14 @@ export class SessionObject extends DurableObject<Env> {
     setProblemTypeBase(env.PROBLEM_TYPE_BASE);
     this.#audit = new AuditLog(ctx.storage.sql);
     this.#sockets = new SocketHub(ctx, this.#audit);
+    this.#webhooks = new WebhookOutbox(ctx, () => this.env.WEBHOOK_QUEUE);
     // Answered by the runtime without waking the object: heartbeats cost nothing while hibernated.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     this.#record = ctx.storage.kv.get<SessionRecord>(RECORD_KEY) ?? null;
     // On every wake: the trail never shows a socket connected that is gone.
     if (this.#record) this.#sockets.reconcile(Date.now());
+    // Events a failed send (or an eviction mid-send) left behind go out now.
+    if (this.#webhooks.hasPending()) this.#webhooks.flush();
     ctx.blockConcurrencyWhile(async () => {
       this.#alarmAt = await ctx.storage.getAlarm();
     });
@@ -105,6 +112,11 @@ export class SessionObject extends DurableObject<Env> {
     this.#recordEvent("session_created", "platform", input.created_at, {
       meeting_id: input.meeting_id,
       expires_at: iso(input.expires_at),
+    });
+    this.#publish({
+      type: "session.created",
+      at: input.created_at,
+      data: { meeting_id: input.meeting_id, expires_at: iso(input.expires_at) },
     });
     return success(sessionView(record, this.#connected()), 201);
   }
@@ -132,6 +144,7 @@ export class SessionObject extends DurableObject<Env> {
     // Ending an ended session answers the same again, and records nothing.
     if (ended && ended !== record) {
       this.#recordEvent("session_ended", "platform", now);
+      this.#publish({ type: "session.ended", at: now, data: { ended_at: iso(endedAt(ended) ?? now) } });
       this.#closeAll(ended, "ended");
     }
     return success({
@@ -153,6 +166,11 @@ export class SessionObject extends DurableObject<Env> {
     const record = this.#apply({ type: "trigger", at: now });
     if (!record) return failure(problem("not_in_sos", "This session cannot start an SOS."));
     this.#recordEvent("sos_triggered", caller.role, now, { repeat: !starts });
+    this.#publish({
+      type: "session.sos_triggered",
+      at: now,
+      data: { sos_started_at: iso(record.sos_started_at ?? now), repeat: !starts },
+    });
     if (starts) this.#broadcastState(record);
     this.#requestLocation(record, now);
     return success(
@@ -173,6 +191,7 @@ export class SessionObject extends DurableObject<Env> {
     const record = this.#apply({ type: "cancel", at: now });
     if (!record) return failure(problem("not_in_sos", "There is no SOS to cancel."));
     this.#recordEvent("sos_cancelled", caller.role, now);
+    this.#publish({ type: "session.sos_cancelled", at: now, data: { expires_at: iso(record.expires_at) } });
     this.#broadcastState(record);
     return success({ session_id: record.session_id, state: "active", expires_at: iso(record.expires_at) });
   }
@@ -189,6 +208,11 @@ export class SessionObject extends DurableObject<Env> {
     if ("unavailable" in submission) {
       const record = this.#apply({ type: "unavailable", at: now }) ?? admitted.record;
       this.#recordEvent("location_unavailable", caller.role, now, { reason: submission.unavailable });
+      this.#publish({
+        type: "session.location_unavailable",
+        at: now,
+        data: { reason: submission.unavailable },
+      });
       this.#sockets.broadcast("counselor", locationUnavailableMessage(record, submission.unavailable));
       return success({ received: true });
     }
@@ -270,6 +294,7 @@ export class SessionObject extends DurableObject<Env> {
     this.#alarmAt = null;
     this.#current(Date.now());
     this.#syncAlarm();
+    if (this.#record && this.#webhooks.hasPending()) this.#webhooks.flush();
   }
 
   // -------------------------------------------------------------------------
@@ -331,6 +356,7 @@ export class SessionObject extends DurableObject<Env> {
       // A failure of ours, never "no PSAP nearby": counselors hear it at once, the 30 s clock runs on.
       if (latest) {
         this.#recordEvent("location_unavailable", "system", at, { reason: "lookup_failed" });
+        this.#publish({ type: "session.location_unavailable", at, data: { reason: "lookup_failed" } });
         this.#sockets.broadcast("counselor", locationUnavailableMessage(record, "lookup_failed"));
       }
       return failure(lookup.problem);
@@ -344,6 +370,7 @@ export class SessionObject extends DurableObject<Env> {
       psap_ids: result.psaps.map((psap) => psap.id),
       data_version: result.data_version,
     });
+    this.#publish({ type: "session.psaps_delivered", at, data: psapsDeliveredData(result) });
     for (const role of ["counselor", "patient"] as const) {
       const message = psapResultsMessage(located, role);
       if (message) this.#sockets.broadcast(role, message);
@@ -365,12 +392,14 @@ export class SessionObject extends DurableObject<Env> {
         if (!expired) continue;
         record = expired;
         this.#recordEvent("session_expired", "system", now);
+        this.#publish({ type: "session.expired", at: now, data: { expired_at: iso(now) } });
         this.#closeAll(expired, "expired");
       } else {
         const timedOut = this.#apply({ type: "location_timeout", at: now });
         if (!timedOut) continue;
         record = timedOut;
         this.#recordEvent("location_unavailable", "system", now, { reason: "timeout" });
+        this.#publish({ type: "session.location_unavailable", at: now, data: { reason: "timeout" } });
         this.#sockets.broadcast("counselor", locationUnavailableMessage(timedOut, "timeout"));
       }
     }
@@ -403,6 +432,14 @@ export class SessionObject extends DurableObject<Env> {
   /** Every event of the session's story is recorded here (socket bookkeeping aside): the one place to hook onto. */
   #recordEvent(type: AuditEventType, actor: AuditActor, at: number, data?: AuditData): void {
     this.#audit.append(type, actor, at, data);
+  }
+
+  /**
+   * A webhook event for the platform: into the outbox with this change, to the queue in the background.
+   * The answer never waits for the queue, and a queue failure never fails the call.
+   */
+  #publish(draft: WebhookEventDraft): void {
+    if (this.#record) this.#webhooks.publish(this.#record, draft);
   }
 
   #requestLocation(record: SessionRecord, now: number): void {

@@ -1,0 +1,145 @@
+// Zod schemas of the webhook routes (admin settings, the platform's delivery list): they validate and describe.
+import { z } from "@hono/zod-openapi";
+import { WEBHOOK_LIMITS } from "../config.ts";
+import { WEBHOOK_EVENT_TYPES } from "../webhooks/events.ts";
+import { PsapArea } from "./schemas-psaps.ts";
+
+const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
+const eventType = z.enum(WEBHOOK_EVENT_TYPES);
+
+export const WebhookRequest = z
+  .strictObject({
+    url: z.string().min(1, "url must not be empty").max(WEBHOOK_LIMITS.maxUrlLength).openapi({
+      example: "https://platform.example.com/hooks/sos",
+      description: "https (plain http only to a loopback host, and only in local development)",
+    }),
+    events: z
+      .array(eventType)
+      .min(1, "events must name at least one type (leave it out for every type)")
+      .max(WEBHOOK_EVENT_TYPES.length * 2)
+      .optional()
+      .openapi({ description: "the event types to deliver; left out: every type, including later ones" }),
+  })
+  .openapi("WebhookRequest");
+
+export const WebhookResponse = z
+  .object({
+    url: z.string(),
+    events: z.array(eventType).nullable().openapi({ description: "null: every type" }),
+    secret: z.string().nullable().openapi({
+      example: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      description:
+        "The signing secret, shown once: when the webhook is created. A later PUT keeps it and shows null (rotate-secret issues a new one).",
+    }),
+    updated_at: isoTimestamp,
+  })
+  .openapi("Webhook");
+
+export const RotateSecretResponse = z
+  .object({
+    secret: z.string().openapi({
+      description: "The new signing secret, shown once; the previous one also signs for 24 h",
+    }),
+  })
+  .openapi("WebhookSecret");
+
+export const DeliveriesQuery = z.object({
+  limit: z
+    .string()
+    .regex(/^\d{1,4}$/, "limit must be a whole number")
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .min(1, "limit must be at least 1")
+        .max(
+          WEBHOOK_LIMITS.maxDeliveriesPageSize,
+          `limit must be at most ${WEBHOOK_LIMITS.maxDeliveriesPageSize}`,
+        ),
+    )
+    .optional()
+    .openapi({
+      param: { name: "limit", in: "query" },
+      description: `deliveries to return, newest event first (default ${WEBHOOK_LIMITS.defaultDeliveriesPageSize}, at most ${WEBHOOK_LIMITS.maxDeliveriesPageSize})`,
+      example: "50",
+    }),
+  status: z
+    .enum(["pending", "delivered", "failed"])
+    .optional()
+    .openapi({ param: { name: "status", in: "query" } }),
+  session_id: z
+    .uuid("session_id must be a session id")
+    .optional()
+    .openapi({ param: { name: "session_id", in: "query" } }),
+});
+
+export const DeliveriesResponse = z
+  .object({
+    deliveries: z.array(
+      z.object({
+        event_id: z.string().openapi({ example: "evt_3f1c9a0e5b7d4c2a9e8f7a6b5c4d3e2f" }),
+        type: eventType,
+        session_id: z.uuid(),
+        status: z.enum(["pending", "delivered", "failed"]),
+        attempts: z.number().int().openapi({ description: "HTTP requests made so far" }),
+        last_status_code: z.number().int().nullable().openapi({ description: "null: no answer" }),
+        last_error: z.string().nullable(),
+        event_created_at: isoTimestamp,
+        first_attempt_at: isoTimestamp,
+        last_attempt_at: isoTimestamp,
+        next_attempt_at: isoTimestamp.nullable(),
+      }),
+    ),
+  })
+  .openapi("WebhookDeliveries");
+
+// ---------------------------------------------------------------------------
+// What the service sends (the OpenAPI document's `webhooks`): one schema per event type.
+
+const envelope = <T extends (typeof WEBHOOK_EVENT_TYPES)[number], D extends z.ZodType>(type: T, data: D) =>
+  z.object({
+    id: z
+      .string()
+      .openapi({ example: "evt_3f1c9a0e5b7d4c2a9e8f7a6b5c4d3e2f", description: "the same on every retry" }),
+    type: z.literal(type),
+    created_at: isoTimestamp,
+    platform_id: z.string(),
+    session_id: z.uuid(),
+    data,
+  });
+
+export const WebhookEvent = z
+  .discriminatedUnion("type", [
+    envelope("session.created", z.object({ meeting_id: z.string(), expires_at: isoTimestamp })),
+    envelope("session.sos_triggered", z.object({ sos_started_at: isoTimestamp, repeat: z.boolean() })),
+    envelope("session.sos_cancelled", z.object({ expires_at: isoTimestamp })),
+    envelope(
+      "session.location_unavailable",
+      z.object({ reason: z.enum(["permission_denied", "position_unavailable", "timeout", "lookup_failed"]) }),
+    ),
+    envelope(
+      "session.psaps_delivered",
+      z.object({
+        result_id: z.uuid(),
+        psaps: z.array(z.object({ id: z.string(), name: z.string(), phone: z.string().nullable() })),
+        area: PsapArea,
+        data_version: z.string(),
+        reason: z.literal("outside_coverage").nullable(),
+      }),
+    ),
+    envelope("session.ended", z.object({ ended_at: isoTimestamp })),
+    envelope("session.expired", z.object({ expired_at: isoTimestamp })),
+  ])
+  .openapi("WebhookEvent", {
+    description:
+      "A session event as POSTed to the platform's webhook. Never holds a coordinate or the address on file.",
+  });
+
+export const WebhookHeaders = z.object({
+  "webhook-id": z.string().openapi({ description: "the event's id" }),
+  "webhook-timestamp": z.string().openapi({ description: "seconds since the epoch, fresh on every attempt" }),
+  "webhook-signature": z.string().openapi({
+    description:
+      "v1,<base64 HMAC-SHA256 of {id}.{timestamp}.{body}> keyed with the base64-decoded secret after whsec_; several separated by spaces during a rotation",
+  }),
+});

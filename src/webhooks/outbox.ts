@@ -1,0 +1,117 @@
+// The producer, inside the session object: each event is written to an outbox table in the same storage
+// commit as the session change, then sent to the queue in the background. So a session call never waits
+// for the queue and never fails because of it, and an event the queue refused is sent again later
+// (on the session's next event or the object's next wake) instead of being lost.
+import { WEBHOOK_LIMITS } from "../config.ts";
+import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
+
+type OutboxRow = {
+  seq: number;
+  body: string;
+};
+
+export class WebhookOutbox {
+  readonly #ctx: DurableObjectState;
+  /** Read at each send (not kept), so the binding in use is always the object's current one. */
+  readonly #queue: () => Queue<WebhookQueueMessage> | undefined;
+  #flushing = false;
+
+  constructor(ctx: DurableObjectState, queue: () => Queue<WebhookQueueMessage> | undefined) {
+    this.#ctx = ctx;
+    this.#queue = queue;
+    // AUTOINCREMENT: a seq is never reused, so it orders a session's events even after rows are sent and deleted.
+    ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS webhook_outbox (
+      seq INTEGER PRIMARY KEY AUTOINCREMENT,
+      body TEXT NOT NULL
+    )`);
+  }
+
+  /** Records the event for delivery and starts sending it; never throws (a failure is logged by name). */
+  publish(session: { session_id: string; platform_id: string }, draft: WebhookEventDraft): void {
+    try {
+      const event = {
+        id: newEventId(),
+        type: draft.type,
+        created_at: new Date(draft.at).toISOString(),
+        platform_id: session.platform_id,
+        session_id: session.session_id,
+        data: draft.data,
+      } as WebhookEvent;
+      this.#ctx.storage.sql.exec("INSERT INTO webhook_outbox (body) VALUES (?)", JSON.stringify(event));
+    } catch (error) {
+      logFailure("writing a webhook event to the outbox", error);
+      return;
+    }
+    this.flush();
+  }
+
+  /** Sends whatever the outbox holds, in the background (the caller's answer does not wait for it). */
+  flush(): void {
+    const queue = this.#queue();
+    if (this.#flushing || !queue) return;
+    this.#flushing = true;
+    this.#ctx.waitUntil(this.#drain(queue));
+  }
+
+  /** Whether events wait to be sent (after a failed send, or an eviction mid-send). */
+  hasPending(): boolean {
+    try {
+      return this.#ctx.storage.sql.exec("SELECT 1 FROM webhook_outbox LIMIT 1").toArray().length > 0;
+    } catch (error) {
+      // A purged object (deleteAll) has no table left, and nothing to send.
+      logFailure("reading the outbox", error);
+      return false;
+    }
+  }
+
+  async #drain(queue: Queue<WebhookQueueMessage>): Promise<void> {
+    try {
+      // Rows written while a send is under way are picked up by the next round.
+      for (;;) {
+        const rows = this.#ctx.storage.sql
+          .exec<OutboxRow>(
+            "SELECT seq, body FROM webhook_outbox ORDER BY seq LIMIT ?",
+            WEBHOOK_LIMITS.outboxBatchSize,
+          )
+          .toArray();
+        const last = rows.at(-1);
+        if (!last) return;
+        const sent = queue.sendBatch(
+          rows.map((row) => ({
+            body: { seq: row.seq, event: JSON.parse(row.body) as WebhookEvent },
+            contentType: "json" as const,
+          })),
+        );
+        await withTimeout(sent, WEBHOOK_LIMITS.queueSendTimeoutMs);
+        this.#ctx.storage.sql.exec("DELETE FROM webhook_outbox WHERE seq <= ?", last.seq);
+      }
+    } catch (error) {
+      // Kept in the outbox: the next event or wake sends it again. Logged by name only, never the payload.
+      logFailure("sending webhook events to the queue", error);
+    } finally {
+      this.#flushing = false;
+    }
+  }
+}
+
+/** A send that hangs must not hold the outbox forever: after `ms` it counts as failed (and is sent again later). */
+async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new QueueSendTimeoutError()), ms);
+  });
+  try {
+    await Promise.race([promise, timeout]);
+  } finally {
+    if (timer !== undefined) clearTimeout(timer);
+  }
+}
+
+class QueueSendTimeoutError extends Error {
+  override name = "QueueSendTimeoutError";
+}
+
+function logFailure(what: string, error: unknown): void {
+  const name = error instanceof Error ? error.name : typeof error;
+  console.error(`session object: ${what} failed: ${name}`);
+}

@@ -1,0 +1,98 @@
+// The session object as producer: the SOS never waits for the queue nor fails with it, and an event the
+// queue refused is kept and sent later, in order.
+import { runInDurableObject } from "cloudflare:test";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { asCounselor, newPlatform, newSession, sessionStubOf } from "./helpers.ts";
+import { FakeReceiver, RECEIVER, setWebhook } from "./webhook-receiver.ts";
+
+let receiver: FakeReceiver;
+
+beforeEach(() => {
+  receiver = new FakeReceiver().install();
+});
+
+afterEach(() => {
+  receiver.restore();
+});
+
+type QueueLike = Pick<Queue, "send" | "sendBatch">;
+
+/** Puts `queue` in place of the session object's WEBHOOK_QUEUE binding; returns the undo. */
+async function replaceObjectQueue(sessionId: string, queue: QueueLike): Promise<() => Promise<void>> {
+  const stub = sessionStubOf(sessionId);
+  const original = await runInDurableObject(stub, (instance) => {
+    const bindings = (instance as unknown as { env: { WEBHOOK_QUEUE: QueueLike } }).env;
+    const before = bindings.WEBHOOK_QUEUE;
+    bindings.WEBHOOK_QUEUE = queue;
+    return before;
+  });
+  return async () => {
+    await runInDurableObject(stub, (instance) => {
+      (instance as unknown as { env: { WEBHOOK_QUEUE: QueueLike } }).env.WEBHOOK_QUEUE = original;
+    });
+  };
+}
+
+function outboxSize(sessionId: string): Promise<number> {
+  return runInDurableObject(
+    sessionStubOf(sessionId),
+    (_instance, state) => state.storage.sql.exec("SELECT seq FROM webhook_outbox").toArray().length,
+  );
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("the session object as webhook producer", () => {
+  it("answers the SOS when the queue refuses the event, and sends it later, in order", async () => {
+    const platform = await newPlatform();
+    await setWebhook(platform.platform_id, { url: `${RECEIVER}/producer` });
+    const session = await newSession(platform);
+    await receiver.waitFor(1);
+    let refused = 0;
+    const restore = await replaceObjectQueue(session.session_id, {
+      send: () => Promise.reject(new Error("queue down")),
+      sendBatch: () => {
+        refused++;
+        return Promise.reject(new Error("queue down"));
+      },
+    });
+    const triggered = await asCounselor(session, "/sos");
+    expect(triggered.status).toBe(202);
+    await waitFor(async () => refused > 0, "the refused send");
+    expect(await outboxSize(session.session_id)).toBe(1);
+
+    await restore();
+    expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
+    await receiver.waitFor(3);
+    expect(receiver.events().map((e) => e.type)).toEqual([
+      "session.created",
+      "session.sos_triggered",
+      "session.sos_cancelled",
+    ]);
+    await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+  });
+
+  it("answers the SOS at once when the queue hangs", async () => {
+    const platform = await newPlatform();
+    const session = await newSession(platform);
+    const restore = await replaceObjectQueue(session.session_id, {
+      send: () => new Promise<never>(() => {}),
+      sendBatch: () => new Promise<never>(() => {}),
+    });
+    try {
+      const started = Date.now();
+      const triggered = await asCounselor(session, "/sos");
+      expect(triggered.status).toBe(202);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(await outboxSize(session.session_id)).toBe(1);
+    } finally {
+      await restore();
+    }
+  });
+});
