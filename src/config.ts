@@ -130,6 +130,11 @@ export const WEBHOOK_LIMITS = {
   retryDelaysSeconds: [10, 30, 60, 300, 900, 1_800, 3_600],
   /** After a rotation, deliveries are signed with the old secret too for this long. */
   rotationOverlapMs: 24 * 60 * 60_000,
+  /**
+   * After the queue refused (or did not take) a send, the session object wakes this much later to send
+   * its outbox again, so an event is never left waiting for a next event that may never come (an end).
+   */
+  outboxRetryMs: 30_000,
   /** Random bytes of a signing secret (`whsec_` + their base64). */
   secretBytes: 32,
   /** Longest webhook URL. */

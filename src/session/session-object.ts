@@ -18,7 +18,7 @@ import type {
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
 import { HEARTBEAT_PING, HEARTBEAT_PONG } from "../../sdk/src/protocol.ts";
-import { RATE_LIMITS } from "../config.ts";
+import { RATE_LIMITS, WEBHOOK_LIMITS } from "../config.ts";
 import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
 import {
@@ -72,6 +72,8 @@ export class SessionObject extends DurableObject<Env> {
   #record: SessionRecord | null;
   /** The alarm as last set, so a change costs no alarm read. */
   #alarmAt: number | null = null;
+  /** When to send a refused webhook outbox again (in memory: a wake sends the outbox anyway). */
+  #webhookRetryAt: number | null = null;
   readonly #audit: AuditLog;
   readonly #sockets: SocketHub;
   readonly #webhooks: WebhookOutbox;
@@ -89,7 +91,11 @@ export class SessionObject extends DurableObject<Env> {
     setProblemTypeBase(env.PROBLEM_TYPE_BASE);
     this.#audit = new AuditLog(ctx.storage.sql);
     this.#sockets = new SocketHub(ctx, this.#audit);
-    this.#webhooks = new WebhookOutbox(ctx, () => this.env.WEBHOOK_QUEUE);
+    this.#webhooks = new WebhookOutbox(
+      ctx,
+      () => this.env.WEBHOOK_QUEUE,
+      () => this.#retryWebhooksLater(),
+    );
     // Answered by the runtime without waking the object: heartbeats cost nothing while hibernated.
     ctx.setWebSocketAutoResponse(new WebSocketRequestResponsePair(HEARTBEAT_PING, HEARTBEAT_PONG));
     this.#record = ctx.storage.kv.get<SessionRecord>(RECORD_KEY) ?? null;
@@ -292,9 +298,18 @@ export class SessionObject extends DurableObject<Env> {
   override async alarm(): Promise<void> {
     // The runtime clears an alarm as it fires it; safe to run twice (nothing is due the second time).
     this.#alarmAt = null;
+    // The outbox is sent below; a failed send sets the retry again.
+    this.#webhookRetryAt = null;
     this.#current(Date.now());
     this.#syncAlarm();
     if (this.#record && this.#webhooks.hasPending()) this.#webhooks.flush();
+  }
+
+  /** The queue refused a send: wake a little later and send the outbox again (the session may stay quiet). */
+  #retryWebhooksLater(): void {
+    if (!this.#record) return;
+    this.#webhookRetryAt = Date.now() + WEBHOOK_LIMITS.outboxRetryMs;
+    this.#syncAlarm();
   }
 
   // -------------------------------------------------------------------------
@@ -475,7 +490,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   #syncAlarm(): void {
-    const wanted = this.#record ? nextAlarmAt(this.#record) : null;
+    const deadline = this.#record ? nextAlarmAt(this.#record) : null;
+    const retry = this.#record ? this.#webhookRetryAt : null;
+    const wanted = deadline === null ? retry : retry === null ? deadline : Math.min(deadline, retry);
     if (wanted === this.#alarmAt) return;
     if (wanted === null) void this.ctx.storage.deleteAlarm();
     else void this.ctx.storage.setAlarm(wanted);

@@ -1,7 +1,8 @@
 // The producer, inside the session object: each event is written to an outbox table in the same storage
 // commit as the session change, then sent to the queue in the background. So a session call never waits
 // for the queue and never fails because of it, and an event the queue refused is sent again later
-// (on the session's next event or the object's next wake) instead of being lost.
+// (on the session's next event, the object's next wake, or the retry alarm the object sets when told
+// of the failure) instead of being lost.
 import { WEBHOOK_LIMITS } from "../config.ts";
 import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
 
@@ -14,11 +15,18 @@ export class WebhookOutbox {
   readonly #ctx: DurableObjectState;
   /** Read at each send (not kept), so the binding in use is always the object's current one. */
   readonly #queue: () => Queue<WebhookQueueMessage> | undefined;
+  /** Told when a send failed and events still wait: the object sets an alarm to try again. */
+  readonly #onSendFailed: () => void;
   #flushing = false;
 
-  constructor(ctx: DurableObjectState, queue: () => Queue<WebhookQueueMessage> | undefined) {
+  constructor(
+    ctx: DurableObjectState,
+    queue: () => Queue<WebhookQueueMessage> | undefined,
+    onSendFailed: () => void,
+  ) {
     this.#ctx = ctx;
     this.#queue = queue;
+    this.#onSendFailed = onSendFailed;
     // AUTOINCREMENT: a seq is never reused, so it orders a session's events even after rows are sent and deleted.
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS webhook_outbox (
       seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -86,8 +94,14 @@ export class WebhookOutbox {
         this.#ctx.storage.sql.exec("DELETE FROM webhook_outbox WHERE seq <= ?", last.seq);
       }
     } catch (error) {
-      // Kept in the outbox: the next event or wake sends it again. Logged by name only, never the payload.
+      // Kept in the outbox: the retry alarm (or an earlier event or wake) sends it again. Logged by name
+      // only, never the payload.
       logFailure("sending webhook events to the queue", error);
+      try {
+        this.#onSendFailed();
+      } catch (callbackError) {
+        logFailure("scheduling the outbox retry", callbackError);
+      }
     } finally {
       this.#flushing = false;
     }

@@ -1,8 +1,8 @@
 // The session object as producer: the SOS never waits for the queue nor fails with it, and an event the
 // queue refused is kept and sent later, in order.
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { asCounselor, newPlatform, newSession, sessionStubOf } from "./helpers.ts";
+import { asCounselor, asPlatform, newPlatform, newSession, sessionPath, sessionStubOf } from "./helpers.ts";
 import { FakeReceiver, RECEIVER, setWebhook } from "./webhook-receiver.ts";
 
 let receiver: FakeReceiver;
@@ -76,6 +76,37 @@ describe("the session object as webhook producer", () => {
       "session.sos_cancelled",
     ]);
     await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+  });
+
+  it("sets an alarm to send a refused event again when no later event comes (the session's end)", async () => {
+    const platform = await newPlatform();
+    await setWebhook(platform.platform_id, { url: `${RECEIVER}/quiet` });
+    const session = await newSession(platform);
+    await receiver.waitFor(1);
+    let refused = 0;
+    const restore = await replaceObjectQueue(session.session_id, {
+      send: () => Promise.reject(new Error("queue down")),
+      sendBatch: () => {
+        refused++;
+        return Promise.reject(new Error("queue down"));
+      },
+    });
+    const ended = await asPlatform(platform, sessionPath(session, "/end"), "POST");
+    expect(ended.status).toBe(200);
+    await waitFor(async () => refused > 0, "the refused send");
+    const stub = sessionStubOf(session.session_id);
+    // The next alarm is the outbox retry, within 30 s, not the 30-day purge.
+    const alarmAt = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect(alarmAt).not.toBeNull();
+    expect((alarmAt ?? 0) - Date.now()).toBeLessThanOrEqual(30_000);
+    await restore();
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    await receiver.waitFor(2);
+    expect(receiver.events().map((e) => e.type)).toEqual(["session.created", "session.ended"]);
+    await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+    // Then the alarm goes back to the purge, 30 days on.
+    const next = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect((next ?? 0) - Date.now()).toBeGreaterThan(29 * 24 * 60 * 60_000);
   });
 
   it("answers the SOS at once when the queue hangs", async () => {
