@@ -96,7 +96,7 @@ export function accuracyMarkdown(bench: AccuracyBench, when: string): string {
     "At real places whose answering 911 centre is known from public sources (`bench/truth/`: city",
     "halls, unincorporated communities, consolidated centres, state lines, New York's boroughs,",
     "tribal lands, territories, small towns, cities across county lines, big cities with many PSAPs",
-    "registered in them; every row says why and where the fact comes from), is the first PSAP the one",
+    "registered in them; every row says why, `bench/truth/README.md` how it was established), is the first PSAP the one",
     "that answers, and is it in the top 5? A fix as a phone gives it outdoors (accuracy 20 m). The",
     "first file is the set the import's rules were developed against; the second was held out and",
     "only measured. Figures of `npm run bench -- --only accuracy` at " + when + ", full-resolution data",

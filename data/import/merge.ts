@@ -6,7 +6,7 @@ import type { AreaInput, IndexedPsap, PsapDataset } from "../index/dataset.ts";
 import { type County, CountyMatcher } from "./counties.ts";
 import { handledByInComment, resolveHandledBy } from "./handled-by.ts";
 import { type Classification, classifyPsap } from "./jurisdiction.ts";
-import { linkPsap, type PsapLinks } from "./link.ts";
+import { linkPsap, nearCounties, type PsapLinks } from "./link.ts";
 import { type PlacementMethod, placePsap } from "./locate.ts";
 import type {
   BoundaryFeature,
@@ -209,6 +209,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     const l = links.get(d.id) as PsapLinks;
     const c = classified.get(d.id) as Classification;
     const op = d.operator;
+    const home = c.jurisdiction === "municipal" ? (l.municipalPlace ?? l.registeredPlace) : l.registeredPlace;
     const spot = placePsap(
       {
         operator:
@@ -219,10 +220,13 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
                 precision: op.location_precision ?? "building",
               }
             : null,
-        place: c.jurisdiction === "municipal" ? (l.municipalPlace ?? l.registeredPlace) : l.registeredPlace,
+        place: home,
         registeredPlace: l.registeredPlace,
         geocode: geocodeOf.get(d.id) ?? null,
         counties: l.counties,
+        // One county's site of a place spanning several ("NYPD -queens" of New York city).
+        countyNamed:
+          l.countyNamed && home !== null && !nearCounties(l.counties, home.interior[1], home.interior[0], 1),
       },
       places,
     );
@@ -296,6 +300,29 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (p.jurisdiction === "municipal" && p.type === "primary" && l.municipalPlace)
       ownCentre.add(l.municipalPlace.geoid);
   }
+  // A tribal police registered in a city where a municipal or regional centre is registered too ("Las
+  // Vegas Tribal Police Department", "Reno-sparks Tribal Police") serves a colony or rancheria in or beside
+  // that city, not the whole county: it answers after the county's and the city's centres, like any other
+  // special site. A reservation's own centre is registered in a reservation community (Pine Ridge,
+  // Kayenta, Shiprock) where no such centre is, and keeps its county.
+  const isTribal = (id: string) => (classified.get(id) as Classification).rule.startsWith("tribal");
+  const cityCentres = new Set(ownCentre);
+  for (const p of psaps) {
+    const registered = (links.get(p.id) as PsapLinks).registeredPlace;
+    if (p.type === "primary" && p.jurisdiction === "regional" && registered?.incorporated && !isTribal(p.id))
+      cityCentres.add(registered.geoid);
+  }
+  for (const p of psaps) {
+    const c = classified.get(p.id) as Classification;
+    const registered = (links.get(p.id) as PsapLinks).registeredPlace;
+    if (!isTribal(p.id) || overrides.get(p.id)?.jurisdiction) continue;
+    if (!registered?.incorporated || !cityCentres.has(registered.geoid)) continue;
+    p.jurisdiction = "special";
+    rules[c.rule] = (rules[c.rule] ?? 1) - 1;
+    const rule = "tribal police in a city with its own centre";
+    rules[rule] = (rules[rule] ?? 0) + 1;
+    classified.set(p.id, { ...c, jurisdiction: "special", rule });
+  }
   for (const p of psaps) {
     const l = links.get(p.id) as PsapLinks;
     const o = overrides.get(p.id);
@@ -307,6 +334,11 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       case "regional":
         for (const c of [...l.counties, ...l.namedCounties]) add(servedCounties, p.id, c.fips);
         for (const pl of l.namedPlaces) add(servedPlaces, p.id, pl.geoid);
+        // A city named as one office's site answers through its own centre when it has one: "Pima County
+        // Sheriffs Office-tucson" does not answer Tucson, "Lasd - West Hollywood Sheriffs Station" does
+        // answer West Hollywood (a contract city), "Miami-dade Communications Center" not Miami.
+        if (l.cityInName && (l.cityInName.beforeCounty || !ownCentre.has(l.cityInName.place.geoid)))
+          add(servedPlaces, p.id, l.cityInName.place.geoid);
         if (
           p.jurisdiction === "regional" &&
           l.registeredPlace?.incorporated &&
