@@ -2,6 +2,7 @@
 // places and counties; classifies every PSAP, links secondaries to their primaries, repairs locations,
 // and derives who answers for every place and county (SPEC section 4).
 import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import { areaLevel, INSIDE, OUTSIDE } from "../../src/psap/geometry.ts";
 import type { AreaInput, IndexedPsap, PsapDataset } from "../index/dataset.ts";
 import { type County, CountyMatcher } from "./counties.ts";
 import { handledByInComment, resolveHandledBy } from "./handled-by.ts";
@@ -17,7 +18,7 @@ import type {
   OverrideRow,
   ProjectRow,
 } from "./model.ts";
-import { PlaceIndex } from "./places.ts";
+import { type IndexedPlace, PlaceIndex } from "./places.ts";
 
 export interface MergeSummary {
   psaps: number;
@@ -64,6 +65,37 @@ interface Draft {
   phone: string | null;
   comments: string;
   operator: ProjectRow | null;
+}
+
+/**
+ * Counties a place lies in: the one holding its internal point, and any other that a sample of its ring
+ * vertices reaches more than 2 km beyond that one's border (the 1:10M county borders are coarse: a place
+ * merely touching its neighbour county does not count).
+ */
+function countiesOfPlace(place: IndexedPlace, counties: readonly County[]): County[] {
+  const g = place.geometry;
+  const [lon, lat] = place.interior;
+  const near = counties.filter(
+    (c) =>
+      c.state === place.state &&
+      c.geometry.minLon <= g.maxLon &&
+      c.geometry.maxLon >= g.minLon &&
+      c.geometry.minLat <= g.maxLat &&
+      c.geometry.maxLat >= g.minLat,
+  );
+  const home = near.find((c) => areaLevel(c.geometry, lat, lon, 1e-9) === INSIDE);
+  if (!home) return [];
+  const sample = place.rings.flatMap((ring) => {
+    const step = Math.max(1, Math.floor(ring.length / 64));
+    return ring.filter((_, i) => i % step === 0);
+  });
+  const beyond = sample.filter(([x, y]) => areaLevel(home.geometry, y, x, 2) === OUTSIDE);
+  return [
+    home,
+    ...near.filter(
+      (c) => c !== home && beyond.some(([x, y]) => areaLevel(c.geometry, y, x, 1e-9) === INSIDE),
+    ),
+  ];
 }
 
 const JURISDICTIONS: readonly PsapJurisdiction[] = ["municipal", "county", "regional", "state", "special"];
@@ -359,6 +391,12 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (o?.servedCounties)
       servedCounties.set(p.id, new Set(o.servedCounties.filter((f) => countyByFips.has(f))));
   }
+  const countyAnswering = new Map<string, Set<string>>(); // county FIPS -> PSAPs answering for it
+  for (const p of psaps) {
+    if (withBoundary.has(p.id)) continue;
+    for (const f of servedCounties.get(p.id) ?? []) add(countyAnswering, f, p.id);
+  }
+  const answeringFor = (fips: string): Set<string> => countyAnswering.get(fips) ?? new Set();
   const placeMembers = new Map<string, Set<string>>();
   const countyMembers = new Map<string, Set<string>>();
   for (const p of psaps) {
@@ -367,6 +405,16 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     for (const f of servedCounties.get(p.id) ?? []) add(countyMembers, f, p.id);
     // "then the other PSAPs registered in that county"
     for (const c of (links.get(p.id) as PsapLinks).counties) add(countyMembers, c.fips, p.id);
+  }
+  // A town with no centre of its own is answered by its county's: those are the answering centres of
+  // the incorporated place, so a fix inside it ranks them before a neighbouring city's centre reached only
+  // through the fix's accuracy (Covington KY: Kenton County's, not Newport's across the river). A town
+  // spanning counties gets the centres of each county it reaches into.
+  for (const pl of places.places) {
+    if (!pl.incorporated || placeMembers.has(pl.geoid)) continue;
+    for (const c of countiesOfPlace(pl, input.counties)) {
+      for (const id of answeringFor(c.fips)) add(placeMembers, pl.geoid, id);
+    }
   }
   // A secondary's primary answers right before it, wherever the secondary is listed.
   const withPrimaries = (ids: Set<string>): string[] => {
