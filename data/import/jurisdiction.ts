@@ -38,8 +38,10 @@ const NOT_ONLY_FIRE = /\b(police|sheriff|sheriffs|sheriff's|public safety|9[\s-]
 // "Indian" alone is no tribe: "Indian River County Sheriffs Office", "Indian Harbour Beach Police".
 const TRIBAL =
   /\b(tribal|tribe|tribes|nation|pueblo|reservation|indian (community|colony|nation|reservation|tribe|tribal|police)|band of|rancheria|bia|bureau of indian affairs)\b/i;
+// A direction names a region ("North Texas Emergency Communications", "Southland Dispatch", "Eastside
+// Communications"), a word that merely starts like one names a town ("Weston", "Westerville", "Southbury").
 const REGIONAL =
-  /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|(north|south|east|west|northeast|northwest|southeast|southwest|central)\w*\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
+  /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|((north|south|east|west)(ern|east|west|eastern|western|land|side)?|central)\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
 const COUNTY_WORDS = /\b(county|counties|parish|sheriff|sheriffs|sheriff's|census area|cnty)\b/i;
 const POLICE = /\b(police|pd|public safety|marshal|marshals|constable)\b/i;
 const MUNICIPAL = /\b(city of|town of|village of|borough of|township|city|town|village)\b/i;
