@@ -35,14 +35,16 @@ const OTHER_SPECIAL =
 const FIRE_EMS =
   /\b(fire|ems|ambulance|rescue squad|mutual aid|amr|gmr|emergency medical|medical response|paramedic|esd|medcom)\b/i;
 const NOT_ONLY_FIRE = /\b(police|sheriff|sheriffs|sheriff's|public safety|9[\s-]?1[\s-]?1|e911|e-911)\b/i;
-// "Indian" alone is no tribe: "Indian River County Sheriffs Office", "Indian Harbour Beach Police".
+// "Indian" alone is no tribe ("Indian River County Sheriffs Office", "Indian Harbour Beach Police"), nor
+// "Pueblo" alone ("Pueblo Police Department" is Pueblo, Colorado's): "Pueblo Of Laguna", "Isleta Pueblo".
 const TRIBAL =
-  /\b(tribal|tribe|tribes|nation|pueblo|reservation|indian (community|colony|nation|reservation|tribe|tribal|police)|band of|rancheria|bia|bureau of indian affairs)\b/i;
+  /\b(tribal|tribe|tribes|nation|pueblo of|[a-z]+ pueblo|reservation|indian (community|colony|nation|reservation|tribe|tribal|police)|band of|rancheria|bia|bureau of indian affairs)\b/i;
 // A direction names a region ("North Texas Emergency Communications", "Southland Dispatch", "Eastside
 // Communications"), a word that merely starts like one names a town ("Weston", "Westerville", "Southbury").
 const REGIONAL =
   /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|((north|south|east|west)(ern|east|west|eastern|western|land|side)?|central)\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
 const COUNTY_WORDS = /\b(county|counties|parish|sheriff|sheriffs|sheriff's|census area|cnty)\b/i;
+const NEW_ENGLAND = new Set(["CT", "MA", "ME", "NH", "RI", "VT"]);
 const POLICE = /\b(police|pd|public safety|marshal|marshals|constable)\b/i;
 const MUNICIPAL = /\b(city of|town of|village of|borough of|township|city|town|village)\b/i;
 
@@ -163,7 +165,10 @@ export function classifyPsap(
   if (POLICE.test(name)) {
     // A police department named for its county ("Miami-Dade Police Department") is the county's.
     const base = plain(municipalBaseName(name));
-    if (base && countyBases.includes(base) && !isPlaceName(base)) return decide("county", "county police");
+    // Not in New England, where counties have no police and many towns share their county's name
+    // ("Plymouth Police", "Norfolk Police Department", "Hampden Police" are the towns').
+    if (base && countyBases.includes(base) && !isPlaceName(base) && !NEW_ENGLAND.has(state))
+      return decide("county", "county police");
     return decide("municipal", "city or town police");
   }
   if (REGIONAL.test(name)) return decide("regional", "regional or consolidated");
