@@ -161,6 +161,10 @@ describe.skipIf(!HAVE_DATA)("the full-resolution data (PSAP_DATA_DIR)", () => {
       ["8163", "Oglala Sioux Tribe Department Of Public Safety", "county"],
       ["5009", "Las Vegas Tribal Police Department (a colony in the city)", "special"],
       ["5140", "New York City Police Department -staten Island", "municipal"],
+      ["1251", "Pueblo Police Department (Colorado's city, no tribe)", "municipal"],
+      ["1034", "Ventura Police Department (Census: San Buenaventura (Ventura))", "municipal"],
+      ["7905", "Plymouth Police (a Massachusetts town named like its county)", "municipal"],
+      ["5556", "Westerville Communications Center (a town, not a western region)", "municipal"],
     ];
     for (const [id, name, jurisdiction] of cases) {
       it(`${name}: ${jurisdiction}`, () => {
