@@ -9,6 +9,7 @@ import type { PsapDataset } from "../data/index/dataset.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
 import type { PsapRecord } from "../sdk/src/protocol.ts";
 import { lookupPsaps, resetPsapLookupCache } from "../src/psap/lookup.ts";
+import { table } from "./readme.ts";
 
 export interface TruthPlace {
   id: string;
@@ -150,11 +151,14 @@ export function formatAccuracy(result: AccuracyResult): string {
   const lines = [
     `**${result.file}**: ${result.places} places, first PSAP right in ${result.top1} (${result.top1_pct} %), in the top 5 in ${result.top5} (${result.top5_pct} %)`,
     "",
-    "| category | places | top 1 | top 5 |",
-    "| -------- | ------ | ----- | ----- |",
-    ...result.categories.map(
-      (c) =>
-        `| ${c.category} | ${c.places} | ${c.top1} (${Math.round((100 * c.top1) / c.places)} %) | ${c.top5} (${Math.round((100 * c.top5) / c.places)} %) |`,
+    table(
+      ["category", "places", "top 1", "top 5"],
+      result.categories.map((c) => [
+        c.category,
+        String(c.places),
+        `${c.top1} (${Math.round((100 * c.top1) / c.places)} %)`,
+        `${c.top5} (${Math.round((100 * c.top5) / c.places)} %)`,
+      ]),
     ),
   ];
   if (result.misses.length > 0) {
@@ -171,12 +175,16 @@ export function formatAccuracy(result: AccuracyResult): string {
   return lines.join("\n");
 }
 
-/** The real data set at full resolution, from the shared folder. */
-export async function fullResolutionDataset(dataDir: string): Promise<PsapDataset> {
+/** The real data set at full resolution, from the shared folder (plus any operator files, e.g. overrides). */
+export async function fullResolutionDataset(
+  dataDir: string,
+  extraPaths: readonly string[] = [],
+): Promise<PsapDataset> {
   const prepared = await prepareImport([
     join(dataDir, "fcc_master_psap_registry_v2.295.csv"),
     join(dataDir, "psap_registry.json"),
     join(dataDir, "census-places-2019.geojson.gz"),
+    ...extraPaths,
   ]);
   return prepared.dataset;
 }

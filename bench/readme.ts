@@ -52,7 +52,7 @@ function withSpread(value: number, over: readonly number[], show: (v: number) =>
 }
 
 /** A Markdown table, columns padded as the formatter (Biome) lays them out, so `npm run lint` stays clean. */
-function table(head: string[], rows: string[][]): string {
+export function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(3, h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (r: readonly string[]) => `| ${widths.map((w, i) => (r[i] ?? "").padEnd(w)).join(" | ")} |`;
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");

@@ -13,6 +13,9 @@ export interface Classification {
 }
 
 const BACKUP = /\b(back[\s-]?up|alternate|alt\.? psap|training|test psap|disaster recovery|coop site)\b/i;
+// A county's 911 administration office ("Hillsborough County 9-1-1 Administration") runs the system; the
+// sheriff or the county's communications centre registered beside it takes the calls.
+const ADMINISTRATION = /\b(e?9[\s-]?1[\s-]?1|e-911)\s+(administration|admin|program office)\b/i;
 const STATEWIDE =
   /\b(e[\s-]?9[\s-]?1[\s-]?1|9[\s-]?1[\s-]?1|emergency telephone|emergency communications|division of emergency)/i;
 const LAW_WORDS = /\b(police|patrol|trooper|troop|highway|dps|university|college|port|airport)\b/i;
@@ -22,8 +25,9 @@ const ARMY_POSTS =
   /\b(fort|ft\.?)\s+(bragg|liberty|hood|cavazos|campbell|carson|drum|leonard wood|riley|sill|stewart|polk|johnson|knox|benning|moore|gordon|eisenhower|rucker|novosel|huachuca|bliss|irwin|lee|gregg-adams|meade|eustis|belvoir|jackson|wainwright|greely|leavenworth|detrick|hamilton|mccoy|dix|lewis|story|walker|barfoot|buchanan|shafter|hunter liggett|indiantown gap)\b/i;
 const MILITARY =
   /\b(us navy|u\.s\. navy|navy|army|air force|afb|air force base|nas|naval|marine corps|marines|mcas|mcb|military|national guard|joint base|arsenal|proving ground|coast guard|ldc|jrb|air reserve|air national|army depot|base defense|bdoc|presidio|missile range|hunter ligget|hunter liggett|usma)\b/i;
+// University systems are often registered by their initials: "UW-Milwaukee", "Unc-chapel Hill", "Uconn".
 const CAMPUS =
-  /\b(university|univ|college|campus|school|schools|isd|c\s?s\s?u|uc|institute|academy|seminary|polytechnic|tech)\b/i;
+  /\b(university|univ|college|campus|school|schools|isd|c\s?s\s?u|uc|uw|unc|uconn|umass|unlv|ucla|institute|academy|seminary|polytechnic|tech)\b/i;
 const TRANSPORT =
   /\b(airport|airports|aviation|airfield|port of|port authority|port police|seaport|harbor|harbour|transit|transportation|mta|bart|patco|drpa|amtrak|railroad|railway|rail|turnpike|toll|bridge|tunnel|lax)\b/i;
 const OTHER_SPECIAL =
@@ -31,10 +35,16 @@ const OTHER_SPECIAL =
 const FIRE_EMS =
   /\b(fire|ems|ambulance|rescue squad|mutual aid|amr|gmr|emergency medical|medical response|paramedic|esd|medcom)\b/i;
 const NOT_ONLY_FIRE = /\b(police|sheriff|sheriffs|sheriff's|public safety|9[\s-]?1[\s-]?1|e911|e-911)\b/i;
-const TRIBAL = /\b(tribal|tribe|tribes|nation|pueblo|reservation|indian|band of|rancheria|bia)\b/i;
+// "Indian" alone is no tribe ("Indian River County Sheriffs Office", "Indian Harbour Beach Police"), nor
+// "Pueblo" alone ("Pueblo Police Department" is Pueblo, Colorado's): "Pueblo Of Laguna", "Isleta Pueblo".
+const TRIBAL =
+  /\b(tribal|tribe|tribes|nation|pueblo of|[a-z]+ pueblo|reservation|indian (community|colony|nation|reservation|tribe|tribal|police)|band of|rancheria|bia|bureau of indian affairs)\b/i;
+// A direction names a region ("North Texas Emergency Communications", "Southland Dispatch", "Eastside
+// Communications"), a word that merely starts like one names a town ("Weston", "Westerville", "Southbury").
 const REGIONAL =
-  /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|(north|south|east|west|northeast|northwest|southeast|southwest|central)\w*\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
+  /\b(regional|region|consolidated|central dispatch|combined|joint|authority|council of governments|cog|tri[\s-]?(county|city|cities|state|com)|bi[\s-]?county|multi[\s-]?county|metro|metropolitan|inter[\s-]?city|intercity|area communications|area 9[\s-]?1[\s-]?1|area e9[\s-]?1[\s-]?1|((north|south|east|west)(ern|east|west|eastern|western|land|side)?|central)\s+(\w+\s+)?(communications|dispatch|emergency)|[a-z]*comm?(911)?|[a-z]+com\s+(east|west|north|south))\b/i;
 const COUNTY_WORDS = /\b(county|counties|parish|sheriff|sheriffs|sheriff's|census area|cnty)\b/i;
+const NEW_ENGLAND = new Set(["CT", "MA", "ME", "NH", "RI", "VT"]);
 const POLICE = /\b(police|pd|public safety|marshal|marshals|constable)\b/i;
 const MUNICIPAL = /\b(city of|town of|village of|borough of|township|city|town|village)\b/i;
 
@@ -117,10 +127,14 @@ export function classifyPsap(
         .replace(/\s-\s*[^-]*$/, " "),
     ).length === 0;
   if (BACKUP.test(name)) return decide("special", "backup or alternate site");
+  if (ADMINISTRATION.test(name)) return decide("special", "911 administration office");
   if (onlyTheState && (/^state of\b/i.test(plainName) || STATEWIDE.test(name)) && !LAW_WORDS.test(name)) {
     return decide("state", "statewide centre");
   }
-  if (STATE_LAW.test(name) && (namesState || !/department of public safety/i.test(name))) {
+  // A department of public safety that names no city, only a site after a dash ("Department Of Public
+  // Safety - Tucson"), is the state's: a city's names the city first ("Dillingham Department Of Public Safety").
+  const stateSite = /^(state\s+)?department of public safety\s+-\s*\S/i.test(plainName);
+  if (STATE_LAW.test(name) && (namesState || stateSite || !/department of public safety/i.test(name))) {
     return decide("special", "highway patrol or state police");
   }
   if (MILITARY.test(name) || ARMY_POSTS.test(name.trim())) return decide("special", "military");
@@ -145,10 +159,16 @@ export function classifyPsap(
   const countyBases = [county.replace(/\s+(county|parish|borough|census area)$/i, ""), ...countyNames]
     .map(plain)
     .filter((k) => k.length > 0);
+  // A metropolitan police department is a city-county consolidation's ("Las Vegas Metropolitan Police
+  // Department" answers for the city and unincorporated Clark County): it answers for its county.
+  if (/\bmetro(politan)?\s+police\b/i.test(name)) return decide("regional", "metropolitan police");
   if (POLICE.test(name)) {
     // A police department named for its county ("Miami-Dade Police Department") is the county's.
     const base = plain(municipalBaseName(name));
-    if (base && countyBases.includes(base) && !isPlaceName(base)) return decide("county", "county police");
+    // Not in New England, where counties have no police and many towns share their county's name
+    // ("Plymouth Police", "Norfolk Police Department", "Hampden Police" are the towns').
+    if (base && countyBases.includes(base) && !isPlaceName(base) && !NEW_ENGLAND.has(state))
+      return decide("county", "county police");
     return decide("municipal", "city or town police");
   }
   if (REGIONAL.test(name)) return decide("regional", "regional or consolidated");

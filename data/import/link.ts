@@ -12,6 +12,11 @@ export interface PsapLinks {
   unmatchedCounties: string[];
   /** The county came from the name's qualifier ("NYPD - Bronx"), not the registry's county text. */
   countyFromName: boolean;
+  /**
+   * The name's qualifier names the county ("New York City Police Department -manhattan"), whether or not
+   * the registry's county text already did: the PSAP is that county's site of a place spanning several.
+   */
+  countyNamed: boolean;
   /** The Census place of the registered city, if one matches. */
   registeredPlace: IndexedPlace | null;
   /** For a municipal PSAP: the incorporated place it answers for (from its name, else its city). */
@@ -19,6 +24,13 @@ export interface PsapLinks {
   /** Places and counties the name lists ("Walters / Cotton County", "Lasd - Walnut/diamond Bar"). */
   namedPlaces: IndexedPlace[];
   namedCounties: County[];
+  /**
+   * The registered city when a county or regional name names it beside its county: before the county
+   * ("Evansville-Vanderburgh County Central Dispatch": served), or elsewhere, as the site of one office
+   * ("Pima County Sheriffs Office-tucson", "Lasd - West Hollywood Sheriffs Station": served only where
+   * the city has no centre of its own; the import decides, knowing every city's centres).
+   */
+  cityInName: { place: IndexedPlace; beforeCounty: boolean } | null;
 }
 
 /** Within this distance of one of its registered counties, a place or a geocode is plausible for a PSAP. */
@@ -56,6 +68,7 @@ export function linkPsap(
     : { counties: [], unmatched: [] };
   let counties = registered.counties;
   let countyFromName = false;
+  let countyNamed = false;
   // "St. Croix 9-1-1 Call Center" registered in "U.S. Virgin Islands" (all three districts): the one it names.
   if (counties.length > 1) {
     const named = counties.filter((c) => new RegExp(`\\b${escapeRegExp(c.name)}\\b`, "i").test(row.name));
@@ -65,6 +78,7 @@ export function linkPsap(
   if (qualifier) {
     const q = countyMatcher.match(row.state, qualifier);
     if (q.counties.length > 0 && q.unmatched.length === 0) {
+      countyNamed = true;
       countyFromName = q.counties.some((c) => !counties.includes(c));
       counties = q.counties;
     }
@@ -83,6 +97,7 @@ export function linkPsap(
   }
   const namedPlaces: IndexedPlace[] = [];
   const namedCounties: County[] = [];
+  let cityInName: PsapLinks["cityInName"] = null;
   const segments = namedSegments(row.name);
   if (segments.length >= 2 || /\/|,|&/.test(row.name)) {
     for (const seg of segments) {
@@ -96,27 +111,35 @@ export function linkPsap(
     }
   } else {
     // "Evansville-Vanderburgh County Central Dispatch", "Altus Jackson County E911": a city named
-    // beside the county is served too (the county's own name, and any parenthesis, are taken out first).
-    let rest = row.name.replace(/\([^)]*\)/g, " ");
-    for (const c of counties)
-      rest = rest.replace(new RegExp(`\\b${escapeRegExp(c.name)}\\s+(county|parish|borough)\\b`, "gi"), " ");
+    // beside the county (the county's own name, and any parenthesis, are taken out first).
+    const plainName = row.name.replace(/\([^)]*\)/g, " ");
+    let rest = plainName;
+    let countyAt = -1;
+    for (const c of counties) {
+      const mention = new RegExp(`\\b${escapeRegExp(c.name)}\\s+(county|parish|borough)\\b`, "gi");
+      const first = mention.exec(plainName);
+      if (first && (countyAt < 0 || first.index < countyAt)) countyAt = first.index;
+      rest = rest.replace(mention, " ");
+    }
     const reg = registeredPlace;
-    if (
-      !row.municipal &&
-      reg?.incorporated &&
-      new RegExp(`\\b${escapeRegExp(reg.name)}\\b`, "i").test(rest)
-    ) {
-      namedPlaces.push(reg);
+    const cityPattern = reg ? new RegExp(`\\b${escapeRegExp(reg.name)}\\b`, "i") : null;
+    if (!row.municipal && reg?.incorporated && cityPattern?.test(rest)) {
+      cityInName = {
+        place: reg,
+        beforeCounty: countyAt > 0 && cityPattern.test(plainName.slice(0, countyAt)),
+      };
     }
   }
   return {
     counties,
     unmatchedCounties: registered.unmatched,
     countyFromName,
+    countyNamed,
     registeredPlace,
     municipalPlace,
     namedPlaces: [...new Map(namedPlaces.map((p) => [p.geoid, p])).values()],
     namedCounties: [...new Map(namedCounties.map((c) => [c.fips, c])).values()],
+    cityInName,
   };
 }
 

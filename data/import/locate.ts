@@ -28,12 +28,19 @@ export interface PlacementInput {
   registeredPlace: IndexedPlace | null;
   geocode: { latitude: number; longitude: number } | null;
   counties: readonly County[];
+  /**
+   * The name names the county ("NYPD - Bronx") and the PSAP's place lies mostly in another: it is that
+   * county's site of a place spanning several, so it is put in its own county, not at the place's
+   * internal point nor at the geocode of its registered city (all five NYPD rows carry Brooklyn's).
+   */
+  countyNamed?: boolean;
 }
 
 /** Why a 2017 geocode is not trusted, or null when it is. */
 export function geocodeDoubt(input: PlacementInput, places: PlaceIndex): string | null {
   const g = input.geocode;
   if (!g) return "no geocode";
+  if (input.countyNamed) return "a site named for its county: its city's geocode is not the site's";
   if (input.counties.length > 0 && !nearCounties(input.counties, g.latitude, g.longitude)) {
     return "more than 5 km outside its registered county";
   }
@@ -61,9 +68,12 @@ export function placePsap(input: PlacementInput, places: PlaceIndex): Placement 
     return withDoubt({ ...input.operator, precision: input.operator.precision, method: "operator building" });
   }
   const place = input.place;
+  // Within 5 km of its county as a rule; inside it for a site named for one county of a larger place.
+  const slackKm = input.countyNamed ? 1 : undefined;
   if (
     place &&
-    (input.counties.length === 0 || nearCounties(input.counties, place.interior[1], place.interior[0]))
+    (input.counties.length === 0 ||
+      nearCounties(input.counties, place.interior[1], place.interior[0], slackKm))
   ) {
     return withDoubt({
       latitude: place.interior[1],

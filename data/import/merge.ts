@@ -2,11 +2,12 @@
 // places and counties; classifies every PSAP, links secondaries to their primaries, repairs locations,
 // and derives who answers for every place and county (SPEC section 4).
 import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import { areaLevel, INSIDE, OUTSIDE } from "../../src/psap/geometry.ts";
 import type { AreaInput, IndexedPsap, PsapDataset } from "../index/dataset.ts";
 import { type County, CountyMatcher } from "./counties.ts";
 import { handledByInComment, resolveHandledBy } from "./handled-by.ts";
 import { type Classification, classifyPsap } from "./jurisdiction.ts";
-import { linkPsap, type PsapLinks } from "./link.ts";
+import { linkPsap, nearCounties, type PsapLinks } from "./link.ts";
 import { type PlacementMethod, placePsap } from "./locate.ts";
 import type {
   BoundaryFeature,
@@ -17,7 +18,7 @@ import type {
   OverrideRow,
   ProjectRow,
 } from "./model.ts";
-import { PlaceIndex } from "./places.ts";
+import { type IndexedPlace, PlaceIndex } from "./places.ts";
 
 export interface MergeSummary {
   psaps: number;
@@ -64,6 +65,37 @@ interface Draft {
   phone: string | null;
   comments: string;
   operator: ProjectRow | null;
+}
+
+/**
+ * Counties a place lies in: the one holding its internal point, and any other that a sample of its ring
+ * vertices reaches more than 2 km beyond that one's border (the 1:10M county borders are coarse: a place
+ * merely touching its neighbour county does not count).
+ */
+function countiesOfPlace(place: IndexedPlace, counties: readonly County[]): County[] {
+  const g = place.geometry;
+  const [lon, lat] = place.interior;
+  const near = counties.filter(
+    (c) =>
+      c.state === place.state &&
+      c.geometry.minLon <= g.maxLon &&
+      c.geometry.maxLon >= g.minLon &&
+      c.geometry.minLat <= g.maxLat &&
+      c.geometry.maxLat >= g.minLat,
+  );
+  const home = near.find((c) => areaLevel(c.geometry, lat, lon, 1e-9) === INSIDE);
+  if (!home) return [];
+  const sample = place.rings.flatMap((ring) => {
+    const step = Math.max(1, Math.floor(ring.length / 64));
+    return ring.filter((_, i) => i % step === 0);
+  });
+  const beyond = sample.filter(([x, y]) => areaLevel(home.geometry, y, x, 2) === OUTSIDE);
+  return [
+    home,
+    ...near.filter(
+      (c) => c !== home && beyond.some(([x, y]) => areaLevel(c.geometry, y, x, 1e-9) === INSIDE),
+    ),
+  ];
 }
 
 const JURISDICTIONS: readonly PsapJurisdiction[] = ["municipal", "county", "regional", "state", "special"];
@@ -209,6 +241,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     const l = links.get(d.id) as PsapLinks;
     const c = classified.get(d.id) as Classification;
     const op = d.operator;
+    const home = c.jurisdiction === "municipal" ? (l.municipalPlace ?? l.registeredPlace) : l.registeredPlace;
     const spot = placePsap(
       {
         operator:
@@ -219,10 +252,13 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
                 precision: op.location_precision ?? "building",
               }
             : null,
-        place: c.jurisdiction === "municipal" ? (l.municipalPlace ?? l.registeredPlace) : l.registeredPlace,
+        place: home,
         registeredPlace: l.registeredPlace,
         geocode: geocodeOf.get(d.id) ?? null,
         counties: l.counties,
+        // One county's site of a place spanning several ("NYPD -queens" of New York city).
+        countyNamed:
+          l.countyNamed && home !== null && !nearCounties(l.counties, home.interior[1], home.interior[0], 1),
       },
       places,
     );
@@ -296,6 +332,29 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (p.jurisdiction === "municipal" && p.type === "primary" && l.municipalPlace)
       ownCentre.add(l.municipalPlace.geoid);
   }
+  // A tribal police registered in a city where a municipal or regional centre is registered too ("Las
+  // Vegas Tribal Police Department", "Reno-sparks Tribal Police") serves a colony or rancheria in or beside
+  // that city, not the whole county: it answers after the county's and the city's centres, like any other
+  // special site. A reservation's own centre is registered in a reservation community (Pine Ridge,
+  // Kayenta, Shiprock) where no such centre is, and keeps its county.
+  const isTribal = (id: string) => (classified.get(id) as Classification).rule.startsWith("tribal");
+  const cityCentres = new Set(ownCentre);
+  for (const p of psaps) {
+    const registered = (links.get(p.id) as PsapLinks).registeredPlace;
+    if (p.type === "primary" && p.jurisdiction === "regional" && registered?.incorporated && !isTribal(p.id))
+      cityCentres.add(registered.geoid);
+  }
+  for (const p of psaps) {
+    const c = classified.get(p.id) as Classification;
+    const registered = (links.get(p.id) as PsapLinks).registeredPlace;
+    if (!isTribal(p.id) || overrides.get(p.id)?.jurisdiction) continue;
+    if (!registered?.incorporated || !cityCentres.has(registered.geoid)) continue;
+    p.jurisdiction = "special";
+    rules[c.rule] = (rules[c.rule] ?? 1) - 1;
+    const rule = "tribal police in a city with its own centre";
+    rules[rule] = (rules[rule] ?? 0) + 1;
+    classified.set(p.id, { ...c, jurisdiction: "special", rule });
+  }
   for (const p of psaps) {
     const l = links.get(p.id) as PsapLinks;
     const o = overrides.get(p.id);
@@ -307,6 +366,11 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
       case "regional":
         for (const c of [...l.counties, ...l.namedCounties]) add(servedCounties, p.id, c.fips);
         for (const pl of l.namedPlaces) add(servedPlaces, p.id, pl.geoid);
+        // A city named as one office's site answers through its own centre when it has one: "Pima County
+        // Sheriffs Office-tucson" does not answer Tucson, "Lasd - West Hollywood Sheriffs Station" does
+        // answer West Hollywood (a contract city), "Miami-dade Communications Center" not Miami.
+        if (l.cityInName && (l.cityInName.beforeCounty || !ownCentre.has(l.cityInName.place.geoid)))
+          add(servedPlaces, p.id, l.cityInName.place.geoid);
         if (
           p.jurisdiction === "regional" &&
           l.registeredPlace?.incorporated &&
@@ -327,6 +391,12 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (o?.servedCounties)
       servedCounties.set(p.id, new Set(o.servedCounties.filter((f) => countyByFips.has(f))));
   }
+  const countyAnswering = new Map<string, Set<string>>(); // county FIPS -> PSAPs answering for it
+  for (const p of psaps) {
+    if (withBoundary.has(p.id)) continue;
+    for (const f of servedCounties.get(p.id) ?? []) add(countyAnswering, f, p.id);
+  }
+  const answeringFor = (fips: string): Set<string> => countyAnswering.get(fips) ?? new Set();
   const placeMembers = new Map<string, Set<string>>();
   const countyMembers = new Map<string, Set<string>>();
   for (const p of psaps) {
@@ -335,6 +405,16 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     for (const f of servedCounties.get(p.id) ?? []) add(countyMembers, f, p.id);
     // "then the other PSAPs registered in that county"
     for (const c of (links.get(p.id) as PsapLinks).counties) add(countyMembers, c.fips, p.id);
+  }
+  // A town with no centre of its own is answered by its county's: those are the answering centres of
+  // the incorporated place, so a fix inside it ranks them before a neighbouring city's centre reached only
+  // through the fix's accuracy (Covington KY: Kenton County's, not Newport's across the river). A town
+  // spanning counties gets the centres of each county it reaches into.
+  for (const pl of places.places) {
+    if (!pl.incorporated || placeMembers.has(pl.geoid)) continue;
+    for (const c of countiesOfPlace(pl, input.counties)) {
+      for (const id of answeringFor(c.fips)) add(placeMembers, pl.geoid, id);
+    }
   }
   // A secondary's primary answers right before it, wherever the secondary is listed.
   const withPrimaries = (ids: Set<string>): string[] => {

@@ -26,6 +26,13 @@ export function placeNameKeys(place: Pick<CensusPlace, "name">): string[] {
     "",
   );
   keys.add(normalizeName(trimmed));
+  // "San Buenaventura (Ventura)", "El Paso de Robles (Paso Robles)": the name in parentheses is the
+  // one people (and the registry) use; the one before it is the official one.
+  const alias = /^(.*?)\s*\(([^)]+)\)\s*$/.exec(base);
+  if (alias?.[1] && alias[2]) {
+    keys.add(normalizeName(alias[1]));
+    keys.add(normalizeName(alias[2]));
+  }
   return [...keys].filter((k) => k.length > 0);
 }
 
