@@ -2,6 +2,7 @@
 // latest result. Everything comes from the URL fragment (#token=...&api=...&ws=...), never sent to a server.
 import { CounselorSDK } from "/sdk/counselor.js";
 import {
+  CONNECTION_BADGES,
   coordinatesLine,
   dispatcherText,
   firstNumber,
@@ -18,12 +19,6 @@ const params = new URLSearchParams(location.hash.slice(1));
 const token = params.get("token");
 const $ = (id) => document.getElementById(id);
 
-const CONN = {
-  connecting: ["connecting…", "warn"],
-  open: ["connected", "ok"],
-  reconnecting: ["reconnecting…", "warn"],
-  closed: ["closed", ""],
-};
 const SESSION = {
   active: ["active", "ok"],
   sos: ["SOS in progress", "sos"],
@@ -317,7 +312,7 @@ if (!token) {
     sessionToken: token,
     apiBaseUrl: params.get("api") || location.origin,
     wsUrl: params.get("ws") || undefined,
-    onStateChange: (s) => badge("conn", CONN[s]),
+    onStateChange: (s) => badge("conn", CONNECTION_BADGES[s]),
     onSessionState: (s) => {
       const was = session;
       session = s;

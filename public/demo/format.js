@@ -1,6 +1,14 @@
 // Plain-words formatting for the demo pages: phone numbers, why a centre was chosen, where the patient is.
 // No DOM here, so the node tests can check every sentence a counselor reads in the worst minute.
 
+/** The connection badge of both pages (the SDK's onStateChange states): its words and its colour class. */
+export const CONNECTION_BADGES = {
+  connecting: ["connecting…", "warn"],
+  open: ["connected", "ok"],
+  reconnecting: ["reconnecting…", "warn"],
+  closed: ["closed", ""],
+};
+
 /** `+17085551234` → `(708) 555-1234` (North American numbers); any other E.164 number is shown as it is. */
 export function nationalPhone(e164) {
   const m = /^\+1(\d{3})(\d{3})(\d{4})$/.exec(e164 || "");

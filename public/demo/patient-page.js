@@ -2,17 +2,11 @@
 // was shared. Everything comes from the URL fragment (#token=...&api=...&ws=...); without a token the
 // SDK uses the one this tab kept (a reload). No coordinate is ever shown, stored or put in a URL here.
 import { PatientSDK } from "/sdk/patient.js";
-import { firstNumber, nationalPhone, numberLabel, telHref } from "./format.js";
+import { CONNECTION_BADGES, firstNumber, nationalPhone, numberLabel, telHref } from "./format.js";
 
 const params = new URLSearchParams(location.hash.slice(1));
 const $ = (id) => document.getElementById(id);
 
-const CONN = {
-  connecting: ["connecting…", "warn"],
-  open: ["connected", "ok"],
-  reconnecting: ["reconnecting…", "warn"],
-  closed: ["closed", ""],
-};
 const SESSION = {
   active: ["active", "ok"],
   sos: ["emergency help requested", "sos"],
@@ -73,7 +67,7 @@ const sdk = new PatientSDK({
   token: params.get("token") || undefined,
   apiBaseUrl: params.get("api") || location.origin,
   wsUrl: params.get("ws") || undefined,
-  onStateChange: (s) => badge("conn", CONN[s]),
+  onStateChange: (s) => badge("conn", CONNECTION_BADGES[s]),
   onSessionState: (s) => {
     const was = session;
     session = s;

@@ -33,6 +33,19 @@ async function replaceObjectQueue(sessionId: string, queue: QueueLike): Promise<
   };
 }
 
+/** A queue that refuses every send, and counts the refusals. */
+function refusingQueue(): QueueLike & { refused: number } {
+  const queue = {
+    refused: 0,
+    send: () => Promise.reject(new Error("queue down")),
+    sendBatch: () => {
+      queue.refused++;
+      return Promise.reject(new Error("queue down"));
+    },
+  };
+  return queue;
+}
+
 function outboxSize(sessionId: string): Promise<number> {
   return runInDurableObject(
     sessionStubOf(sessionId),
@@ -54,17 +67,11 @@ describe("the session object as webhook producer", () => {
     await setWebhook(platform.platform_id, { url: `${RECEIVER}/producer` });
     const session = await newSession(platform);
     await receiver.waitFor(1);
-    let refused = 0;
-    const restore = await replaceObjectQueue(session.session_id, {
-      send: () => Promise.reject(new Error("queue down")),
-      sendBatch: () => {
-        refused++;
-        return Promise.reject(new Error("queue down"));
-      },
-    });
+    const down = refusingQueue();
+    const restore = await replaceObjectQueue(session.session_id, down);
     const triggered = await asCounselor(session, "/sos");
     expect(triggered.status).toBe(202);
-    await waitFor(async () => refused > 0, "the refused send");
+    await waitFor(async () => down.refused > 0, "the refused send");
     expect(await outboxSize(session.session_id)).toBe(1);
 
     await restore();
@@ -83,17 +90,11 @@ describe("the session object as webhook producer", () => {
     await setWebhook(platform.platform_id, { url: `${RECEIVER}/quiet` });
     const session = await newSession(platform);
     await receiver.waitFor(1);
-    let refused = 0;
-    const restore = await replaceObjectQueue(session.session_id, {
-      send: () => Promise.reject(new Error("queue down")),
-      sendBatch: () => {
-        refused++;
-        return Promise.reject(new Error("queue down"));
-      },
-    });
+    const down = refusingQueue();
+    const restore = await replaceObjectQueue(session.session_id, down);
     const ended = await asPlatform(platform, sessionPath(session, "/end"), "POST");
     expect(ended.status).toBe(200);
-    await waitFor(async () => refused > 0, "the refused send");
+    await waitFor(async () => down.refused > 0, "the refused send");
     const stub = sessionStubOf(session.session_id);
     // The next alarm is the outbox retry, within 30 s, not the 30-day purge.
     const alarmAt = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
