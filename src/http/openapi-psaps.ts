@@ -1,20 +1,8 @@
 // The OpenAPI description of the admin PSAP and contact routes (registered with the others in openapi.ts).
 import { createRoute, z } from "@hono/zod-openapi";
-import { ProblemResponse } from "./schemas.ts";
+import { admin, errors, json } from "./openapi-parts.ts";
 import * as s from "./schemas-psaps.ts";
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      {
-        description: "Problem details",
-        content: { "application/problem+json": { schema: ProblemResponse } },
-      },
-    ]),
-  );
-const admin = [{ AdminToken: [] }];
 const psapParams = z.object({
   psapId: z.string().openapi({ param: { name: "psapId", in: "path" }, example: "8927" }),
 });

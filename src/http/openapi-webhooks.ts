@@ -1,22 +1,7 @@
 // The OpenAPI description of the webhook routes (registered with the others in openapi.ts).
-import { createRoute, z } from "@hono/zod-openapi";
-import { ProblemResponse } from "./schemas.ts";
+import { createRoute } from "@hono/zod-openapi";
+import { admin, errors, json, platformParams } from "./openapi-parts.ts";
 import * as s from "./schemas-webhooks.ts";
-
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      {
-        description: "Problem details",
-        content: { "application/problem+json": { schema: ProblemResponse } },
-      },
-    ]),
-  );
-const platformParams = z.object({
-  platformId: z.string().openapi({ param: { name: "platformId", in: "path" }, example: "plt_x1y2z3" }),
-});
 
 export const WEBHOOK_ROUTES = [
   createRoute({
@@ -24,7 +9,7 @@ export const WEBHOOK_ROUTES = [
     path: "/v1/admin/platforms/{platformId}/webhook",
     tags: ["Admin"],
     summary: "Set the platform's webhook (URL and event types); applies to events created after the answer",
-    security: [{ AdminToken: [] }],
+    security: admin,
     request: { params: platformParams, body: { content: json(s.WebhookRequest), required: true } },
     responses: {
       200: {
@@ -40,7 +25,7 @@ export const WEBHOOK_ROUTES = [
     path: "/v1/admin/platforms/{platformId}/webhook",
     tags: ["Admin"],
     summary: "Remove the platform's webhook: no event created after the answer is delivered",
-    security: [{ AdminToken: [] }],
+    security: admin,
     request: { params: platformParams },
     responses: { 204: { description: "Removed (or there was none)" }, ...errors(401, 404) },
   }),
@@ -49,7 +34,7 @@ export const WEBHOOK_ROUTES = [
     path: "/v1/admin/platforms/{platformId}/webhook/rotate-secret",
     tags: ["Admin"],
     summary: "Issue a new signing secret; deliveries carry both signatures for 24 h",
-    security: [{ AdminToken: [] }],
+    security: admin,
     request: { params: platformParams },
     responses: {
       200: { description: "The new secret, shown once", content: json(s.RotateSecretResponse) },

@@ -2,27 +2,18 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import packageJson from "../../package.json";
 import type { AppEnv } from "./context.ts";
+import { admin, errors, json, platformId, platformParams, problemContent } from "./openapi-parts.ts";
 import { PSAP_ROUTES } from "./openapi-psaps.ts";
 import { SESSION_EVENT_WEBHOOK, WEBHOOK_ROUTES } from "./openapi-webhooks.ts";
 import * as s from "./schemas.ts";
 
-const json = <T extends z.ZodType>(schema: T) => ({ "application/json": { schema } });
-const problemContent = { "application/problem+json": { schema: s.ProblemResponse } };
-const errors = (...statuses: number[]) =>
-  Object.fromEntries(
-    statuses.map((status) => [status, { description: "Problem details", content: problemContent }]),
-  );
-
-const platformId = z.string().openapi({ param: { name: "platformId", in: "path" }, example: "plt_x1y2z3" });
 const sessionId = z.uuid().openapi({ param: { name: "sessionId", in: "path" } });
 const apiKeyId = z.string().openapi({ param: { name: "apiKeyId", in: "path" } });
-const platformParams = z.object({ platformId });
 const sessionParams = z.object({ platformId, sessionId });
 const idempotencyHeader = z.object({
   "Idempotency-Key": z.string().min(1).max(255).optional(),
 });
 
-const admin = [{ AdminToken: [] }];
 const apiKey = [{ ApiKey: [] }];
 const counselor = [{ CounselorToken: [] }];
 const patient = [{ PatientToken: [] }];
