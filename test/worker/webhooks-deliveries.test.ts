@@ -1,22 +1,11 @@
 // GET /v1/platforms/{id}/webhook/deliveries: a platform sees its own recent deliveries, with their status.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { DeliveryRecord } from "../../src/webhooks/deliveries.ts";
 import { asCounselor, asPlatform, call, newPlatform, newSession, type TestPlatform } from "./helpers.ts";
 import { FakeReceiver, RECEIVER, setWebhook } from "./webhook-receiver.ts";
 
 interface DeliveriesBody {
-  deliveries: {
-    event_id: string;
-    type: string;
-    session_id: string;
-    status: string;
-    attempts: number;
-    last_status_code: number | null;
-    last_error: string | null;
-    event_created_at: string;
-    first_attempt_at: string;
-    last_attempt_at: string;
-    next_attempt_at: string | null;
-  }[];
+  deliveries: DeliveryRecord[];
 }
 
 let receiver: FakeReceiver;
