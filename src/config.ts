@@ -87,6 +87,11 @@ export const PSAP_LIMITS = {
   lookupRetryAfterSeconds: 3,
   /** A lookup still unanswered after this is a failure (503, lookup_failed), not a wait without end. */
   lookupTimeoutMs: 5_000,
+  /**
+   * A lookup past `lookupTimeoutMs` is not thrown away: if it still answers within this much more, for
+   * the same SOS and fix, its PSAPs go to both sockets (a slow index under load is late, not lost).
+   */
+  lateLookupMs: 25_000,
   /** How long an isolate trusts the index pointer before reading it again (a switch shows within this). */
   pointerCacheMs: 30_000,
   /** Decoded index entries one isolate keeps (least recently used dropped first)... */
@@ -144,6 +149,12 @@ export const WEBHOOK_LIMITS = {
   maxDeliveriesPageSize: 200,
   /** Delivery records older than this are pruned by the consumer. */
   deliveryRetentionMs: 30 * 24 * 60 * 60_000,
+  /**
+   * The outbox is sent this long after its first waiting event, so the events of one SOS (the trigger,
+   * then the PSAPs a few tens of ms later) go to the queue in one send and one outbox commit, not one
+   * each. Webhooks are notifications: a quarter second more matters less than the emergency path's CPU.
+   */
+  outboxFlushDelayMs: 250,
   /** Outbox rows sent to the queue in one sendBatch (the queue accepts at most 100). */
   outboxBatchSize: 50,
   /** A queue send unanswered after this counts as failed; its events stay in the outbox and go again later. */

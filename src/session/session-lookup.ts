@@ -12,7 +12,13 @@ import {
   type PsapQuery,
 } from "../psap/lookup.ts";
 
-export type SessionLookup = { ok: true; found: PsapLookupResult } | { ok: false; problem: Problem };
+export type SessionLookup =
+  | { ok: true; found: PsapLookupResult }
+  /**
+   * `late`: the lookup that timed out, still running. It settles within `lateLookupMs` more, with its
+   * answer or null (it failed, or ran out of time), and never rejects.
+   */
+  | { ok: false; problem: Problem; late?: Promise<PsapLookupResult | null> };
 
 /**
  * The PSAPs for a fix, or the problem to answer: any error, or no answer within `lookupTimeoutMs`.
@@ -33,17 +39,32 @@ export async function lookupForSession(
       PSAP_LIMITS.lookupTimeoutMs,
     );
   });
+  const running = lookupPsaps(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
   try {
-    const found = await Promise.race([
-      lookupPsaps(store, query, { ...options, limit: PSAP_LIMITS.maxResults }),
-      timeout,
-    ]);
+    const found = await Promise.race([running, timeout]);
     return { ok: true, found };
   } catch (error) {
-    return { ok: false, problem: lookupProblem(error) };
+    const failed: SessionLookup = { ok: false, problem: lookupProblem(error) };
+    if (error instanceof LookupTimeoutError) failed.late = lateAnswer(running);
+    return failed;
   } finally {
     if (timer !== undefined) clearTimeout(timer);
   }
+}
+
+/** The timed-out lookup's answer if it comes within `lateLookupMs`; null if it fails or does not come. */
+function lateAnswer(running: Promise<PsapLookupResult>): Promise<PsapLookupResult | null> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const giveUp = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), PSAP_LIMITS.lateLookupMs);
+  });
+  const answer = running.catch((error: unknown) => {
+    logLookupFailure("late ", error);
+    return null;
+  });
+  return Promise.race([answer, giveUp]).finally(() => {
+    if (timer !== undefined) clearTimeout(timer);
+  });
 }
 
 /** The answer to deliver: a fresh result id, and no coordinate in it. */
@@ -67,10 +88,7 @@ class LookupTimeoutError extends Error {
 /** Any error of the lookup: nothing loaded is `psap_index_unavailable`, everything else `psap_lookup_failed`. */
 export function lookupProblem(error: unknown): Problem {
   const retryAfter = PSAP_LIMITS.lookupRetryAfterSeconds;
-  // Logged for the operator: the kind and message only (the lookup never puts a coordinate in a message).
-  const name = error instanceof Error ? error.name : typeof error;
-  const message = error instanceof Error ? error.message : "";
-  console.error(`PSAP lookup failed: ${name}: ${message}`);
+  logLookupFailure("", error);
   if (error instanceof PsapIndexUnavailableError) {
     return problem("psap_index_unavailable", "No PSAP data is loaded; the operator must import it.", {
       retryAfter,
@@ -79,4 +97,11 @@ export function lookupProblem(error: unknown): Problem {
   return problem("psap_lookup_failed", "The PSAP data could not be read just now; retry shortly.", {
     retryAfter,
   });
+}
+
+/** Logged for the operator: the kind and message only (the lookup never puts a coordinate in a message). */
+function logLookupFailure(which: "" | "late ", error: unknown): void {
+  const name = error instanceof Error ? error.name : typeof error;
+  const message = error instanceof Error ? error.message : "";
+  console.error(`PSAP ${which}lookup failed: ${name}: ${message}`);
 }

@@ -31,6 +31,7 @@ import {
   setProblemTypeBase,
   success,
 } from "../problem.ts";
+import type { PsapLookupResult } from "../psap/lookup.ts";
 import { psapsDeliveredData, type WebhookEventDraft } from "../webhooks/events.ts";
 import { WebhookOutbox } from "../webhooks/outbox.ts";
 import {
@@ -64,6 +65,9 @@ import { closeQuietly, isWebSocketHandshake, SocketHub } from "./sockets.ts";
 import { isFinal, type SessionEvent, startsSos, transition } from "./transitions.ts";
 
 const RECORD_KEY = "session";
+
+/** Which SOS and which fix a lookup was started for (their generations then). */
+type LookupAsker = { sos: number; fix: number };
 
 /** A browser call let through: the live record and the checked body. */
 type Admitted<T> = { ok: true; record: SessionRecord; value: T } | { ok: false; problem: Problem };
@@ -343,8 +347,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Looks up the PSAPs for a fix and delivers them, if the SOS and fix that asked are still current. */
   async #locate(caller: SessionCaller, fix: LocationFix, now: number): Promise<Outcome<PsapResultsBody>> {
-    const sos = this.#sosGeneration;
-    const fixGeneration = ++this.#fixGeneration;
+    const asked: LookupAsker = { sos: this.#sosGeneration, fix: ++this.#fixGeneration };
     const location: ReportedLocation = {
       latitude: fix.latitude,
       longitude: fix.longitude,
@@ -360,37 +363,65 @@ export class SessionObject extends DurableObject<Env> {
     const record = this.#current(at);
     if (!record) return failure(notStored());
     if (isFinal(record.state)) return failure(overProblem(record));
-    if (record.state !== "sos" || sos !== this.#sosGeneration) {
+    if (!this.#stillAsked(record, asked)) {
       return failure(notInSos("The SOS was cancelled while the location was being looked up."));
     }
     this.#recordEvent("location_received", caller.role, now, {
       accuracy_m: fix.accuracy === undefined ? null : Math.round(fix.accuracy),
     });
-    const latest = fixGeneration === this.#fixGeneration;
+    const latest = asked.fix === this.#fixGeneration;
     if (!lookup.ok) {
       // A failure of ours, never "no PSAP nearby": counselors hear it at once, the 30 s clock runs on.
       if (latest) {
         this.#recordEvent("location_unavailable", "system", at, { reason: "lookup_failed" });
         this.#publish({ type: "session.location_unavailable", at, data: { reason: "lookup_failed" } });
         this.#sockets.broadcast("counselor", locationUnavailableMessage(record, "lookup_failed"));
+        // Only slow (timed out, still running): if it answers after all, both sockets get its PSAPs.
+        if (lookup.late) this.ctx.waitUntil(this.#deliverLate(lookup.late, location, asked));
       }
       return failure(lookup.problem);
     }
     const result = resultOf(lookup.found, at);
     // A newer fix is being looked up: its result is the one delivered.
-    if (!latest) return success(result);
+    if (latest) this.#deliver(record, location, result, at, false);
+    return success(result);
+  }
+
+  /** A timed-out lookup that answered after all: delivered if its SOS and fix are still the current ones. */
+  async #deliverLate(late: Promise<PsapLookupResult | null>, location: ReportedLocation, asked: LookupAsker) {
+    const found = await late;
+    if (!found) return;
+    const at = Date.now();
+    const record = this.#current(at);
+    if (!record || !this.#stillAsked(record, asked) || asked.fix !== this.#fixGeneration) return;
+    this.#deliver(record, location, resultOf(found, at), at, true);
+  }
+
+  /** Whether the SOS that asked for a lookup is still the one under way. */
+  #stillAsked(record: SessionRecord, asked: LookupAsker): boolean {
+    return record.state === "sos" && asked.sos === this.#sosGeneration;
+  }
+
+  /** The fix and its PSAPs become the session's latest: recorded, published, and sent to every socket. */
+  #deliver(
+    record: SessionRecord,
+    location: ReportedLocation,
+    result: PsapResultsBody,
+    at: number,
+    late: boolean,
+  ): void {
     const located = this.#apply({ type: "located", at, location, result }) ?? record;
     this.#recordEvent("psaps_delivered", "system", at, {
       result_id: result.result_id,
       psap_ids: result.psaps.map((psap) => psap.id),
       data_version: result.data_version,
+      ...(late ? { after_lookup_failed: true } : {}),
     });
     this.#publish({ type: "session.psaps_delivered", at, data: psapsDeliveredData(result) });
     for (const role of ["counselor", "patient"] as const) {
       const message = psapResultsMessage(located, role);
       if (message) this.#sockets.broadcast(role, message);
     }
-    return success(result);
   }
 
   /** The session as stored, after running every deadline already due (an alarm may lag). */

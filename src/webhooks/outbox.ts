@@ -1,5 +1,6 @@
 // The producer, inside the session object: each event is written to an outbox table in the same storage
-// commit as the session change, then sent to the queue in the background. So a session call never waits
+// commit as the session change, then sent to the queue in the background, a moment later, with any
+// events that came meanwhile. So a session call never waits
 // for the queue and never fails because of it, and an event the queue refused is sent again later
 // (on the session's next event, the object's next wake, or the retry alarm the object sets when told
 // of the failure) instead of being lost.
@@ -53,12 +54,19 @@ export class WebhookOutbox {
     this.flush();
   }
 
-  /** Sends whatever the outbox holds, in the background (the caller's answer does not wait for it). */
+  /**
+   * Sends whatever the outbox holds, in the background (the caller's answer does not wait for it), after
+   * `outboxFlushDelayMs`: events written meanwhile go in the same send.
+   */
   flush(): void {
     const queue = this.#queue();
     if (this.#flushing || !queue) return;
     this.#flushing = true;
-    this.#ctx.waitUntil(this.#drain(queue));
+    this.#ctx.waitUntil(
+      new Promise((resolve) => setTimeout(resolve, WEBHOOK_LIMITS.outboxFlushDelayMs)).then(() =>
+        this.#drain(queue),
+      ),
+    );
   }
 
   /** Whether events wait to be sent (after a failed send, or an eviction mid-send). */

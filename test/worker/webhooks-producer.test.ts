@@ -2,7 +2,17 @@
 // queue refused is kept and sent later, in order.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { asCounselor, asPlatform, newPlatform, newSession, sessionPath, sessionStubOf } from "./helpers.ts";
+import {
+  asCounselor,
+  asPatient,
+  asPlatform,
+  newPlatform,
+  newSession,
+  openSocket,
+  seedPsapIndex,
+  sessionPath,
+  sessionStubOf,
+} from "./helpers.ts";
 import { FakeReceiver, RECEIVER, setWebhook } from "./webhook-receiver.ts";
 
 let receiver: FakeReceiver;
@@ -31,6 +41,19 @@ async function replaceObjectQueue(sessionId: string, queue: QueueLike): Promise<
       (instance as unknown as { env: { WEBHOOK_QUEUE: QueueLike } }).env.WEBHOOK_QUEUE = original;
     });
   };
+}
+
+/** A queue that takes every send and keeps each batch's event types. */
+function recordingQueue(): QueueLike & { batches: string[][] } {
+  const queue = {
+    batches: [] as string[][],
+    send: () => Promise.reject(new Error("the outbox sends batches")),
+    sendBatch: (messages: Iterable<MessageSendRequest<{ event: { type: string } }>>) => {
+      queue.batches.push([...messages].map((m) => m.body.event.type));
+      return Promise.resolve();
+    },
+  };
+  return queue as QueueLike & { batches: string[][] };
 }
 
 /** A queue that refuses every send, and counts the refusals. */
@@ -110,9 +133,32 @@ describe("the session object as webhook producer", () => {
     expect((next ?? 0) - Date.now()).toBeGreaterThan(29 * 24 * 60 * 60_000);
   });
 
+  it("sends the events of one SOS in one batch, once the moment after the first has passed", async () => {
+    await seedPsapIndex("producer-batch");
+    const platform = await newPlatform();
+    const session = await newSession(platform);
+    await waitFor(async () => (await outboxSize(session.session_id)) === 0, "session.created sent");
+    const queue = recordingQueue();
+    const restore = await replaceObjectQueue(session.session_id, queue);
+    try {
+      const patient = await openSocket(session.patient_token);
+      expect((await asCounselor(session, "/sos")).status).toBe(202);
+      await patient.waitFor("location_request");
+      const located = await asPatient(session, "/sos/location", { latitude: 41.8819, longitude: -87.6278 });
+      expect(located.status).toBe(200);
+      await waitFor(async () => queue.batches.length > 0, "the send");
+      await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+      expect(queue.batches).toEqual([["session.sos_triggered", "session.psaps_delivered"]]);
+    } finally {
+      await restore();
+    }
+  });
+
   it("answers the SOS at once when the queue hangs", async () => {
     const platform = await newPlatform();
     const session = await newSession(platform);
+    // session.created goes out first (a moment after the creation), before the queue hangs.
+    await waitFor(async () => (await outboxSize(session.session_id)) === 0, "session.created sent");
     const restore = await replaceObjectQueue(session.session_id, {
       send: () => new Promise<never>(() => {}),
       sendBatch: () => new Promise<never>(() => {}),
