@@ -30,7 +30,13 @@ export interface MemorySample {
 
 export interface LoadDetail {
   storm_s: number;
+  /** Loops whose location POST answered psap_results at once. */
   loops_ok: number;
+  /**
+   * Loops answered 503 psap_lookup_failed (the lookup passed its time bound) whose PSAPs still reached
+   * both sockets, later: a slow lookup is late, not lost (SPEC's 503 first, then psap_results).
+   */
+  loops_late: number;
   loop_ms_p50: number;
   loop_ms_p99: number;
   connect_s: number;
@@ -108,6 +114,13 @@ export async function benchLoad(
       0,
     );
     const ok = outcomes.filter((o) => o.ok);
+    const late = outcomes.filter(
+      (o, i) =>
+        !o.ok &&
+        o.error?.includes(" 503 ") === true &&
+        lives[i]?.patient.count("psap_results") === 1 &&
+        lives[i]?.counselor.count("psap_results") === 1,
+    ).length;
     const p = percentiles(
       ok.map((o) => o.ms),
       [50, 99],
@@ -124,6 +137,7 @@ export async function benchLoad(
       detail: {
         storm_s: round(stormS, 2),
         loops_ok: ok.length,
+        loops_late: late,
         loop_ms_p50: round(p[50], 1),
         loop_ms_p99: round(p[99], 1),
         connect_s: round(connectS, 1),

@@ -24,6 +24,8 @@ export interface RunInfo {
   solo?: { sos_ms_p50: number; floor_ms_p50: number; trivial_ms_p50: number };
   /** The load server's workerd processes (load detail). */
   memory?: { idle_mb: number; per_session_mb: number; peak_mb: number; proxy_mb: number };
+  /** The storm itself (load detail): how long, and how each loop was answered. */
+  storm?: { seconds: number; loops_ok: number; loops_late: number; loop_ms_p50: number; loop_ms_p99: number };
   /** Per data set: answers checked, equal only up to distance ties, fresh connection + first query. */
   postgis?: { dataset: string; checked: number; ties: number; mismatches: number; connect_ms_p50: number }[];
   /** Per data set: lookup answers that differed between contenders (0 in a sound run). */
@@ -286,6 +288,12 @@ export function performanceMarkdown(
         ],
       ],
     ),
+    ...(info.storm
+      ? [
+          "",
+          `The storm took ${auto(info.storm.seconds)} s. ${num(info.storm.loops_ok, 0)} of ${num(l.sessions, 0)} location posts were answered with their PSAPs (trigger to psap_results p50 ${auto(info.storm.loop_ms_p50)} ms, p99 ${auto(info.storm.loop_ms_p99)} ms: one local workerd serves them all); ${num(info.storm.loops_late, 0)} were answered \`503 psap_lookup_failed\` when their lookup passed its 5 s bound, and their PSAPs reached both sockets later (counted as delivered above).`,
+        ]
+      : []),
     ...(info.memory
       ? [
           "",

@@ -311,6 +311,13 @@ async function main(): Promise<number> {
         peak_mb: r.detail.storm_peak.runtime_mb,
         proxy_mb: r.detail.with_sessions.proxy_mb,
       };
+      info.storm = {
+        seconds: r.detail.storm_s,
+        loops_ok: r.detail.loops_ok,
+        loops_late: r.detail.loops_late,
+        loop_ms_p50: r.detail.loop_ms_p50,
+        loop_ms_p99: r.detail.loop_ms_p99,
+      };
       log(`  load: ${JSON.stringify(r.result)}, ${r.detail.runtime_mb_per_session} MB a session`);
     } finally {
       await server.stop();
