@@ -26,6 +26,12 @@ export function floorConfig(raw: Json, baseDir: string): Json {
   if (typeof top.assets === "object" && top.assets !== null) {
     const assets = top.assets as Json;
     config.assets = { ...assets, ...(assets.directory ? { directory: abs(assets.directory) } : {}) };
+    // The floor's paths reach the worker the way the API's do (no asset lookup first), so both are timed alike.
+    if (Array.isArray(assets.run_worker_first))
+      config.assets = {
+        ...(config.assets as Json),
+        run_worker_first: [...assets.run_worker_first, "/__floor/*"],
+      };
   }
   if (Array.isArray(top.d1_databases))
     config.d1_databases = objects(top.d1_databases).map((d) =>

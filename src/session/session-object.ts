@@ -525,6 +525,10 @@ export class SessionObject extends DurableObject<Env> {
     const retry = this.#record ? this.#webhookRetryAt : null;
     const wanted = deadline === null ? retry : retry === null ? deadline : Math.min(deadline, retry);
     if (wanted === this.#alarmAt) return;
+    // Only an earlier alarm is set at once. Moving one later (the fix arrived: the 30 s clock stops) can
+    // wait: the early alarm finds nothing due and sets the right time then. So an SOS costs one alarm
+    // write, not two, and none after its PSAPs are delivered (each is a write of its own, locally synced).
+    if (this.#alarmAt !== null && (wanted === null || wanted > this.#alarmAt)) return;
     if (wanted === null) void this.ctx.storage.deleteAlarm();
     else void this.ctx.storage.setAlarm(wanted);
     this.#alarmAt = wanted;

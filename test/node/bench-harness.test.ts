@@ -309,7 +309,12 @@ describe("the bench's wrangler config", () => {
       (raw.d1_databases as { binding: string }[]).map((d) => d.binding),
     );
     for (const d of d1) expect(isAbsolute(d.migrations_dir)).toBe(true);
-    expect(isAbsolute((config.assets as { directory: string }).directory)).toBe(true);
+    const assets = config.assets as { directory: string; run_worker_first: string[] };
+    expect(isAbsolute(assets.directory)).toBe(true);
+    // The floor's paths skip the asset lookup as the API's do: both timed alike.
+    const apiFirst = (raw.assets as { run_worker_first: string[] }).run_worker_first;
+    expect(apiFirst).toContain("/v1/*");
+    expect(assets.run_worker_first).toEqual([...apiFirst, "/__floor/*"]);
     const bindings = (config.durable_objects as { bindings: unknown[] }).bindings;
     expect(bindings).toEqual([...(raw.durable_objects as { bindings: unknown[] }).bindings, FLOOR_BINDING]);
     const migrations = config.migrations as { new_sqlite_classes?: string[] }[];

@@ -329,14 +329,21 @@ describe("cancel, end and expiry", () => {
     const { session, counselor } = await liveSession();
     await asCounselor(session, "/sos");
     await asPatient(session, "/sos/location", CHICAGO_LOOP);
+    const stub = sessionStubOf(session.session_id);
     const restore = shiftClock(31_000);
     try {
-      await runDurableObjectAlarm(sessionStubOf(session.session_id));
+      // The alarm is left at the 30 s mark (moving it later can wait): it fires and finds nothing due.
+      expect(await runDurableObjectAlarm(stub)).toBe(true);
     } finally {
       restore();
     }
     await counselor.waitFor("psap_results");
     expect(counselor.all("location_unavailable")).toHaveLength(0);
+    // Then the alarm is the SOS's own end, 24 h after it started, and the SOS goes on.
+    const record = await storedRecord(session.session_id);
+    expect(record?.state).toBe("sos");
+    const alarmAt = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect(alarmAt).toBe((record?.sos_started_at ?? 0) + 24 * 3600_000);
   });
 
   it("purges the audit trail 30 days after the session ended", async () => {
