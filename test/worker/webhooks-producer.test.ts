@@ -50,10 +50,11 @@ function recordingQueue(): QueueLike & { batches: string[][] } {
     send: () => Promise.reject(new Error("the outbox sends batches")),
     sendBatch: (messages: Iterable<MessageSendRequest<{ event: { type: string } }>>) => {
       queue.batches.push([...messages].map((m) => m.body.event.type));
-      return Promise.resolve();
+      const taken: QueueSendBatchResponse = { metadata: { metrics: { backlogCount: 0, backlogBytes: 0 } } };
+      return Promise.resolve(taken);
     },
   };
-  return queue as QueueLike & { batches: string[][] };
+  return queue;
 }
 
 /** A queue that refuses every send, and counts the refusals. */
