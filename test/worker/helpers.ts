@@ -281,3 +281,15 @@ export async function replaceObjectIndex(
     resetPsapLookupCache();
   };
 }
+
+/** A session with the address on file, both sockets open, and an SOS whose location request reached the patient. */
+export async function sosAwaitingFix(patientAddress: string) {
+  const platform = await newPlatform();
+  const session = await newSession(platform, { ...SESSION_BODY, patient_address: patientAddress });
+  const counselor = await openSocket(session.counselor_token);
+  const patient = await openSocket(session.patient_token);
+  const triggered = await asCounselor(session, "/sos");
+  if (triggered.status !== 202) throw new Error(`the SOS was answered ${triggered.status}`);
+  await patient.waitFor("location_request");
+  return { platform, session, counselor, patient };
+}

@@ -7,19 +7,15 @@ import { PSAP_LIMITS } from "../../src/config.ts";
 import type { PsapIndexStore } from "../../src/psap/lookup.ts";
 import { lookupProblem } from "../../src/session/session-lookup.ts";
 import {
-  asCounselor,
   asPatient,
   asPlatform,
   entriesReadFor,
-  newPlatform,
-  newSession,
-  openSocket,
   replaceObjectIndex,
-  SESSION_BODY,
   seedPsapIndex,
   sessionPath,
   sessionStubOf,
   shiftClock,
+  sosAwaitingFix,
 } from "./helpers.ts";
 
 const CHICAGO = { latitude: 41.8819, longitude: -87.6278, accuracy: 25 };
@@ -30,15 +26,7 @@ afterEach(async () => {
   for (const restore of undo.splice(0)) await restore();
 });
 
-async function sosUnderWay() {
-  const platform = await newPlatform();
-  const session = await newSession(platform, { ...SESSION_BODY, patient_address: ADDRESS });
-  const counselor = await openSocket(session.counselor_token);
-  const patient = await openSocket(session.patient_token);
-  expect((await asCounselor(session, "/sos")).status).toBe(202);
-  await patient.waitFor("location_request");
-  return { platform, session, counselor, patient };
-}
+const sosUnderWay = () => sosAwaitingFix(ADDRESS);
 
 /** Everything SPEC section 4 asks of a failed lookup, for one way of failing. */
 async function expectLookupFailure(code: "psap_lookup_failed" | "psap_index_unavailable") {

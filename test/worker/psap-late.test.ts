@@ -8,13 +8,11 @@ import {
   asCounselor,
   asPatient,
   asPlatform,
-  newPlatform,
-  newSession,
   openSocket,
   replaceObjectIndex,
-  SESSION_BODY,
   seedPsapIndex,
   sessionPath,
+  sosAwaitingFix,
 } from "./helpers.ts";
 
 const CHICAGO = { latitude: 41.8819, longitude: -87.6278, accuracy: 25 };
@@ -52,13 +50,7 @@ async function slowIndex(sessionId: string, delayMs: number): Promise<void> {
 
 async function sosUnderWay(prefix: string) {
   await seedPsapIndex(prefix);
-  const platform = await newPlatform();
-  const session = await newSession(platform, { ...SESSION_BODY, patient_address: ADDRESS });
-  const counselor = await openSocket(session.counselor_token);
-  const patient = await openSocket(session.patient_token);
-  expect((await asCounselor(session, "/sos")).status).toBe(202);
-  await patient.waitFor("location_request");
-  return { platform, session, counselor, patient };
+  return sosAwaitingFix(ADDRESS);
 }
 
 /** Submits the fix and checks the failure everyone hears at once. */
