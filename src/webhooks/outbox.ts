@@ -1,9 +1,8 @@
 // The producer, inside the session object: each event is written to an outbox table in the same storage
 // commit as the session change, then sent to the queue in the background, a moment later, with any
-// events that came meanwhile. So a session call never waits
-// for the queue and never fails because of it, and an event the queue refused is sent again later
-// (on the session's next event, the object's next wake, or the retry alarm the object sets when told
-// of the failure) instead of being lost.
+// events that came meanwhile. So a session call never waits for the queue and never fails because of
+// it, and an event the queue refused is sent again later (on the session's next event, the object's
+// next wake, or the retry alarm the object sets when told of the failure) instead of being lost.
 import { WEBHOOK_LIMITS } from "../config.ts";
 import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
 
