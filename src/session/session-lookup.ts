@@ -11,6 +11,7 @@ import {
   type PsapLookupResult,
   type PsapQuery,
 } from "../psap/lookup.ts";
+import { withTimeout } from "../timeout.ts";
 
 export type SessionLookup =
   | { ok: true; found: PsapLookupResult }
@@ -29,42 +30,27 @@ export async function lookupForSession(
   query: PsapQuery,
   options: Pick<LookupOptions, "contacts" | "waitUntil"> = {},
 ): Promise<SessionLookup> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new LookupTimeoutError(`No answer from the PSAP index within ${PSAP_LIMITS.lookupTimeoutMs} ms`),
-        ),
-      PSAP_LIMITS.lookupTimeoutMs,
-    );
-  });
   const running = lookupPsaps(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
+  const limitMs = PSAP_LIMITS.lookupTimeoutMs;
   try {
-    const found = await Promise.race([running, timeout]);
+    const found = await withTimeout(running, limitMs, () => {
+      throw new LookupTimeoutError(`No answer from the PSAP index within ${limitMs} ms`);
+    });
     return { ok: true, found };
   } catch (error) {
     const failed: SessionLookup = { ok: false, problem: lookupProblem(error) };
     if (error instanceof LookupTimeoutError) failed.late = lateAnswer(running);
     return failed;
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
   }
 }
 
 /** The timed-out lookup's answer if it comes within `lateLookupMs`; null if it fails or does not come. */
 function lateAnswer(running: Promise<PsapLookupResult>): Promise<PsapLookupResult | null> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const giveUp = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), PSAP_LIMITS.lateLookupMs);
-  });
   const answer = running.catch((error: unknown) => {
     logLookupFailure("late ", error);
     return null;
   });
-  return Promise.race([answer, giveUp]).finally(() => {
-    if (timer !== undefined) clearTimeout(timer);
-  });
+  return withTimeout(answer, PSAP_LIMITS.lateLookupMs, () => null);
 }
 
 /** The answer to deliver: a fresh result id, and no coordinate in it. */

@@ -4,6 +4,7 @@
 // it, and an event the queue refused is sent again later (on the session's next event, the object's
 // next wake, or the retry alarm the object sets when told of the failure) instead of being lost.
 import { WEBHOOK_LIMITS } from "../config.ts";
+import { withTimeout } from "../timeout.ts";
 import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
 
 type OutboxRow = {
@@ -97,7 +98,10 @@ export class WebhookOutbox {
             contentType: "json" as const,
           })),
         );
-        await withTimeout(sent, WEBHOOK_LIMITS.queueSendTimeoutMs);
+        // A send that hangs must not hold the outbox forever: it counts as failed (and goes again later).
+        await withTimeout(sent, WEBHOOK_LIMITS.queueSendTimeoutMs, () => {
+          throw new QueueSendTimeoutError();
+        });
         this.#ctx.storage.sql.exec("DELETE FROM webhook_outbox WHERE seq <= ?", last.seq);
       }
     } catch (error) {
@@ -112,19 +116,6 @@ export class WebhookOutbox {
     } finally {
       this.#flushing = false;
     }
-  }
-}
-
-/** A send that hangs must not hold the outbox forever: after `ms` it counts as failed (and is sent again later). */
-async function withTimeout(promise: Promise<unknown>, ms: number): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new QueueSendTimeoutError()), ms);
-  });
-  try {
-    await Promise.race([promise, timeout]);
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
   }
 }
 
