@@ -27,7 +27,8 @@ import {
   AREA_COMMUNITY,
   AREA_COUNTY,
   type AreaKindCode,
-  type EntryJson,
+  type EntryDraft,
+  encodeEntry,
   entryKey,
   FORMAT,
   type IndexManifest,
@@ -71,7 +72,7 @@ export interface BuiltIndex {
   manifest: IndexManifest;
   pointerKey: string;
   pointerValue: string;
-  /** Versioned entry keys and their JSON values; write all of them (and the catalogue) before the pointer. */
+  /** Versioned entry keys and their values (format.ts's encodeEntry); write all of them (and the catalogue) before the pointer. */
   entries: Map<string, string>;
   /** The admin catalogue's keys and values. */
   catalogue: Map<string, string>;
@@ -370,7 +371,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
       if (vertices * 6 > maxEntryBytes * 8) return "too-big";
     }
     const local = new Map<number, number>();
-    const entry: EntryJson = { c: [lat, lon], p: [], n: [], d: [], a: [] };
+    const entry: EntryDraft = { c: [lat, lon], p: [], n: [], d: [], a: [] };
     const localIndex = (i: number): number => {
       let k = local.get(i);
       if (k === undefined) {
@@ -417,7 +418,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
       const box = storageBox(decodeRings(rings));
       entry.a.push([area.kind, area.id, area.name, area.state, box, rings, list.map(localIndex)]);
     }
-    return JSON.stringify(entry);
+    return encodeEntry(entry);
   };
 
   const buildNode = (cell: string, res: number, root: string, digits: string): string => {

@@ -35,6 +35,13 @@ export class LruCache<V> {
     }
   }
 
+  delete(key: string): void {
+    const old = this.map.get(key);
+    if (!old) return;
+    this.total -= old.size;
+    this.map.delete(key);
+  }
+
   get size(): number {
     return this.map.size;
   }

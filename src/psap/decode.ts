@@ -1,9 +1,12 @@
 // Turns an entry's stored text into what the ranking reads, once, when the entry is read (then cached).
-// An area's rings are decoded the first time a fix falls within its bounding box, never before.
-import { parseEntry, tupleToPsap } from "./format.ts";
+// Only what every lookup compares is unpacked, into typed arrays: a PSAP becomes a record only when it
+// is returned, an area's rings are decoded (in place, from the entry's text) the first time a fix falls
+// within its bounding box, and an area is named only when it holds the fix. Decoding allocates little,
+// so a burst of cold lookups sets off few garbage collections.
+import { parseEntry } from "./format.ts";
 import { KM_PER_DEGREE } from "./geo.ts";
 import { QUANTUM } from "./geometry.ts";
-import { type AreaGrid, type EntryArea, jurisdictionRanks, type RankableEntry } from "./rank.ts";
+import type { AreaGrid, RankableEntry } from "./rank.ts";
 
 /** Cells per side of the grid that finds an entry's areas near a fix. */
 const GRID = 8;
@@ -13,81 +16,119 @@ const GRID = 8;
  * largest border tolerance a lookup applies (the manifest's): the area grid reaches that far.
  */
 export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry {
-  const json = parseEntry(text);
-  const psaps = json.p.map(tupleToPsap);
-  const areas: EntryArea[] = json.a.map(([kind, id, name, state, box, rings, members]) => ({
-    kind,
-    id,
-    name,
-    state,
-    minLon: (box[0] as number) / QUANTUM,
-    minLat: (box[1] as number) / QUANTUM,
-    maxLon: (box[2] as number) / QUANTUM,
-    maxLat: (box[3] as number) / QUANTUM,
-    rings,
-    geometry: null,
-    members,
-  }));
+  const { header, ringsAt } = parseEntry(text);
+  const count = header.p.length;
+  const latitude = new Float64Array(count);
+  const longitude = new Float64Array(count);
+  const secondary = new Uint8Array(count);
+  const jurisdiction = new Uint8Array(count);
+  for (let i = 0; i < count; i++) {
+    const t = header.p[i] as (typeof header.p)[number];
+    secondary[i] = t[2];
+    jurisdiction[i] = t[8];
+    latitude[i] = t[10];
+    longitude[i] = t[11];
+  }
+  const areas = header.a.length;
+  const boxes = new Float64Array(areas * 4);
+  for (let a = 0; a < areas; a++) {
+    const box = (header.a[a] as (typeof header.a)[number])[4];
+    for (let k = 0; k < 4; k++) boxes[a * 4 + k] = (box[k] as number) / QUANTUM;
+  }
   return {
-    psaps,
-    jurisdiction: jurisdictionRanks(psaps),
-    centre: json.c,
-    nearest: json.n,
-    nearestBoundM: json.d,
-    areas,
-    grid: areaGrid(areas, json.c[1], maxToleranceKm),
+    psaps: header.p,
+    latitude,
+    longitude,
+    secondary,
+    jurisdiction,
+    centre: header.c,
+    nearest: header.n,
+    nearestBoundM: header.d,
+    areas: header.a,
+    boxes,
+    geometry: [],
+    text,
+    ringsAt,
+    grid: areaGrid(boxes, header.c[1], maxToleranceKm),
   };
 }
 
-/** Which areas (in entry order) can reach each cell of a grid over the entry's areas. */
-function areaGrid(areas: readonly EntryArea[], lon: number, toleranceKm: number): AreaGrid {
+/**
+ * Which areas (in entry order) can reach each cell of a grid over the entry's areas, as one list of
+ * area indexes per cell, packed: cell k's areas are `items[starts[k]]` up to `items[starts[k + 1]]`.
+ */
+function areaGrid(boxes: Float64Array, lon: number, toleranceKm: number): AreaGrid {
+  const areas = boxes.length / 4;
+  // Every area's box in the entry centre's longitude frame, grown by the largest tolerance.
+  const grown = new Float64Array(areas * 4);
   let minLon = Number.POSITIVE_INFINITY;
   let maxLon = Number.NEGATIVE_INFINITY;
   let minLat = Number.POSITIVE_INFINITY;
   let maxLat = Number.NEGATIVE_INFINITY;
-  // Every area's box in the entry centre's longitude frame, grown by the largest tolerance.
   const tLat = (toleranceKm / KM_PER_DEGREE) * 1.001 + 1e-6;
-  const boxes = areas.map((a) => {
-    const shift = -360 * Math.round(((a.minLon + a.maxLon) / 2 - lon) / 360);
+  for (let a = 0; a < areas * 4; a += 4) {
+    const aMinLon = boxes[a] as number;
+    const aMinLat = boxes[a + 1] as number;
+    const aMaxLon = boxes[a + 2] as number;
+    const aMaxLat = boxes[a + 3] as number;
+    const shift = -360 * Math.round(((aMinLon + aMaxLon) / 2 - lon) / 360);
     // The smallest cosine over every latitude a fix within the tolerance can have: the widest margin.
-    const lo = Math.max(-90, a.minLat - tLat);
-    const hi = Math.min(90, a.maxLat + tLat);
+    const lo = Math.max(-90, aMinLat - tLat);
+    const hi = Math.min(90, aMaxLat + tLat);
     const cos = Math.max(1e-6, Math.min(Math.cos((lo * Math.PI) / 180), Math.cos((hi * Math.PI) / 180)));
     const tLon = Math.min(360, tLat / cos);
-    const b = [a.minLon + shift - tLon, a.maxLon + shift + tLon, a.minLat - tLat, a.maxLat + tLat] as const;
-    minLon = Math.min(minLon, b[0]);
-    maxLon = Math.max(maxLon, b[1]);
-    minLat = Math.min(minLat, b[2]);
-    maxLat = Math.max(maxLat, b[3]);
-    return b;
-  });
-  const cells: number[][] = Array.from({ length: GRID * GRID }, () => []);
-  if (areas.length === 0) return { minLon: 0, maxLon: 0, minLat: 0, maxLat: 0, refLon: lon, cells };
+    grown[a] = aMinLon + shift - tLon;
+    grown[a + 1] = aMaxLon + shift + tLon;
+    grown[a + 2] = aMinLat - tLat;
+    grown[a + 3] = aMaxLat + tLat;
+    minLon = Math.min(minLon, grown[a] as number);
+    maxLon = Math.max(maxLon, grown[a + 1] as number);
+    minLat = Math.min(minLat, grown[a + 2] as number);
+    maxLat = Math.max(maxLat, grown[a + 3] as number);
+  }
+  const starts = new Uint32Array(GRID * GRID + 1);
+  if (areas === 0) {
+    return { minLon: 0, maxLon: 0, minLat: 0, maxLat: 0, refLon: lon, starts, items: new Uint32Array(0) };
+  }
   const cx = (x: number) =>
     Math.min(GRID - 1, Math.max(0, Math.floor(((x - minLon) / (maxLon - minLon || 1)) * GRID)));
   const cy = (y: number) =>
     Math.min(GRID - 1, Math.max(0, Math.floor(((y - minLat) / (maxLat - minLat || 1)) * GRID)));
-  boxes.forEach((b, i) => {
-    for (let x = cx(b[0]); x <= cx(b[1]); x++)
-      for (let y = cy(b[2]); y <= cy(b[3]); y++) cells[y * GRID + x]?.push(i);
-  });
-  return { minLon, maxLon, minLat, maxLat, refLon: lon, cells };
+  /** Calls `visit` for every cell area `a` can reach. */
+  const cellsOf = (a: number, visit: (cell: number) => void) => {
+    const x1 = cx(grown[a * 4 + 1] as number);
+    const y0 = cy(grown[a * 4 + 2] as number);
+    const y1 = cy(grown[a * 4 + 3] as number);
+    for (let x = cx(grown[a * 4] as number); x <= x1; x++) for (let y = y0; y <= y1; y++) visit(y * GRID + x);
+  };
+  // Count each cell's areas, then place them, in entry order within a cell.
+  const count = (cell: number) => {
+    starts[cell + 1] = (starts[cell + 1] as number) + 1;
+  };
+  for (let a = 0; a < areas; a++) cellsOf(a, count);
+  for (let k = 1; k <= GRID * GRID; k++) starts[k] = (starts[k] as number) + (starts[k - 1] as number);
+  const items = new Uint32Array(starts[GRID * GRID] as number);
+  const next = starts.slice(0, GRID * GRID);
+  let placing = 0;
+  const place = (cell: number) => {
+    items[next[cell] as number] = placing;
+    next[cell] = (next[cell] as number) + 1;
+  };
+  for (placing = 0; placing < areas; placing++) cellsOf(placing, place);
+  return { minLon, maxLon, minLat, maxLat, refLon: lon, starts, items };
 }
 
-/** The areas that can reach a fix (all of them when it lies outside the grid). */
-export function areasNear(entry: RankableEntry, lat: number, lon: number): readonly number[] {
-  const g = entry.grid;
-  const x = lon - 360 * Math.round((lon - g.refLon) / 360);
-  if (x < g.minLon || x > g.maxLon || lat < g.minLat || lat > g.maxLat) return EMPTY;
+/** The grid cell whose areas can reach a fix, or -1 when none can (the fix lies outside the grid). */
+export function gridCellOf(grid: AreaGrid, lat: number, lon: number): number {
+  const x = lon - 360 * Math.round((lon - grid.refLon) / 360);
+  if (x < grid.minLon || x > grid.maxLon || lat < grid.minLat || lat > grid.maxLat) return -1;
   const gx = Math.min(
     GRID - 1,
-    Math.max(0, Math.floor(((x - g.minLon) / (g.maxLon - g.minLon || 1)) * GRID)),
+    Math.max(0, Math.floor(((x - grid.minLon) / (grid.maxLon - grid.minLon || 1)) * GRID)),
   );
   const gy = Math.min(
     GRID - 1,
-    Math.max(0, Math.floor(((lat - g.minLat) / (g.maxLat - g.minLat || 1)) * GRID)),
+    Math.max(0, Math.floor(((lat - grid.minLat) / (grid.maxLat - grid.minLat || 1)) * GRID)),
   );
-  return g.cells[gy * GRID + gx] ?? EMPTY;
+  return gy * GRID + gx;
 }
-
-const EMPTY: readonly number[] = [];

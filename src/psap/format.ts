@@ -1,17 +1,23 @@
 // KV layout of the PSAP index and the (de)serialisation of one entry, shared by the builder and the lookup.
 //
 //   psap:current                        -> IndexManifest (JSON): the pointer, written last by an import
-//   psap:v:<version>:<root>/<digits>    -> EntryJson for one leaf of the manifest's cell tree
+//   psap:v:<version>:<root>/<digits>    -> one leaf's entry (encodeEntry: a JSON header, then its rings)
 //   psap:v:<version>:catalogue          -> CatalogueIndex (JSON): the admin catalogue's parts
 //   psap:v:<version>:catalogue:<n>      -> CatalogueRecord[] (JSON), sorted by id
 //
 // The manifest's tree says, for every H3 cell a fix can fall in, whether an entry covers it (a
 // leaf), whether no PSAP is within reach (empty), or whether its children decide (split). A leaf
 // whose entry cannot be read is therefore a failure of ours, never "no PSAP nearby".
-import type { LocationPrecision, PhoneKind, PsapJurisdiction, PsapRecord } from "../../sdk/src/protocol.ts";
+import type {
+  LocationPrecision,
+  PhoneKind,
+  PsapJurisdiction,
+  PsapMatch,
+  PsapRecord,
+} from "../../sdk/src/protocol.ts";
 
 export const POINTER_KEY = "psap:current";
-export const FORMAT = 2;
+export const FORMAT = 3;
 
 /** A PSAP as stored: the delivered record without the per-lookup fields. */
 export type IndexedPsap = Omit<PsapRecord, "distance_km" | "match">;
@@ -97,13 +103,18 @@ export type PsapTuple = [
 ];
 
 /**
- * One area in an entry: [kind, id, name, state, bounding box [minLon, minLat, maxLon, maxLat] in
- * geometry.ts's storage units (longitudes unwrapped like its rings), rings (geometry.ts's encoding),
- * member indexes into `p`]. The box lets a lookup skip an area without decoding its rings.
+ * One area in an entry's header: [kind, id, name, state, bounding box [minLon, minLat, maxLon, maxLat] in
+ * geometry.ts's storage units (longitudes unwrapped like its rings), ring bounds, member indexes into
+ * `p`]. The box lets a lookup skip an area without decoding its rings. The ring bounds [start, end 1,
+ * ..., end k] place the area's k encoded rings (geometry.ts) in the entry's ring section, as offsets
+ * from that section's start: ring 1 runs from start to end 1, ring 2 from end 1 to end 2, and so on.
  */
-export type AreaTuple = [AreaKindCode, string, string, string | null, number[], string[], number[]];
+export type AreaTuple = [AreaKindCode, string, string, string | null, number[], number[], number[]];
 
-export interface EntryJson {
+/** An area as the builder hands it over: its rings as encoded strings, not yet placed. */
+export type AreaDraft = [AreaKindCode, string, string, string | null, number[], string[], number[]];
+
+interface EntryFields<A> {
   /** The leaf's centre [lat, lon]: the nearest candidates' lower bounds are distances from it. */
   c: [number, number];
   /** Every PSAP this entry can return. */
@@ -112,7 +123,41 @@ export interface EntryJson {
   n: number[];
   /** For each of `n`, a lower bound of its distance from `c`, whole metres. */
   d: number[];
-  a: AreaTuple[];
+  a: A[];
+}
+
+/** What the builder composes for one leaf. */
+export type EntryDraft = EntryFields<AreaDraft>;
+/** The JSON header of a stored entry. */
+export type EntryHeader = EntryFields<AreaTuple>;
+
+/**
+ * An entry as stored: its header as JSON, a newline, then the ring section, every area's encoded rings
+ * back to back. JSON.stringify never writes a raw newline and the ring alphabet has none, so the first
+ * newline ends the header. Rings stay out of the JSON so that reading an entry parses only the small
+ * header and copies no ring: a lookup decodes, in place, the rings of the few areas near its fix.
+ */
+export function encodeEntry(draft: EntryDraft): string {
+  const section: string[] = [];
+  let end = 0;
+  const a = draft.a.map(([kind, id, name, state, box, rings, members]): AreaTuple => {
+    const bounds = [end];
+    for (const ring of rings) {
+      section.push(ring);
+      end += ring.length;
+      bounds.push(end);
+    }
+    return [kind, id, name, state, box, bounds, members];
+  });
+  const header: EntryHeader = { c: draft.c, p: draft.p, n: draft.n, d: draft.d, a };
+  return `${JSON.stringify(header)}\n${section.join("")}`;
+}
+
+/** A stored entry, read: its header, and where its ring section starts in its text. */
+export interface ParsedEntry {
+  header: EntryHeader;
+  text: string;
+  ringsAt: number;
 }
 
 export function psapToTuple(p: IndexedPsap): PsapTuple {
@@ -133,7 +178,8 @@ export function psapToTuple(p: IndexedPsap): PsapTuple {
   ];
 }
 
-export function tupleToPsap(t: PsapTuple): IndexedPsap {
+/** The delivered record of a stored PSAP, with the lookup's distance and match (one object, no copy). */
+export function recordOf(t: PsapTuple, distanceKm: number, match: PsapMatch): PsapRecord {
   return {
     id: t[0],
     name: t[1],
@@ -148,6 +194,8 @@ export function tupleToPsap(t: PsapTuple): IndexedPsap {
     latitude: t[10],
     longitude: t[11],
     location_precision: PRECISIONS[t[12]] ?? "city",
+    distance_km: distanceKm,
+    match,
   };
 }
 
@@ -176,7 +224,7 @@ function isIndexList(list: unknown, size: number): list is number[] {
   return Array.isArray(list) && list.every((i) => Number.isInteger(i) && i >= 0 && i < size);
 }
 
-function isArea(a: unknown, size: number): a is AreaTuple {
+function isArea(a: unknown, size: number, ringChars: number): a is AreaTuple {
   return (
     Array.isArray(a) &&
     a.length === 7 &&
@@ -186,17 +234,30 @@ function isArea(a: unknown, size: number): a is AreaTuple {
     Array.isArray(a[4]) &&
     a[4].length === 4 &&
     a[4].every((v: unknown) => typeof v === "number" && Number.isFinite(v)) &&
-    Array.isArray(a[5]) &&
-    a[5].every((ring: unknown) => typeof ring === "string") &&
+    isRingBounds(a[5], ringChars) &&
     isIndexList(a[6], size)
   );
 }
 
+/** [start, end 1, ..., end k]: whole offsets, each ring non-empty, all within the ring section. */
+function isRingBounds(bounds: unknown, ringChars: number): boolean {
+  if (!Array.isArray(bounds) || bounds.length < 1) return false;
+  let previous = -1;
+  for (let k = 0; k < bounds.length; k++) {
+    const v = bounds[k];
+    if (!Number.isInteger(v) || v > ringChars || (k === 0 ? v < 0 : v <= previous)) return false;
+    previous = v;
+  }
+  return true;
+}
+
 /** Parses and checks an entry. Throws MalformedIndexError on anything the builder would not write. */
-export function parseEntry(text: string): EntryJson {
-  let json: Partial<EntryJson>;
+export function parseEntry(text: string): ParsedEntry {
+  const newline = text.indexOf("\n");
+  if (newline < 0) throw new MalformedIndexError("PSAP index entry has no ring section");
+  let json: Partial<EntryHeader>;
   try {
-    json = JSON.parse(text) as Partial<EntryJson>;
+    json = JSON.parse(text.slice(0, newline)) as Partial<EntryHeader>;
   } catch {
     throw new MalformedIndexError("PSAP index entry is not JSON");
   }
@@ -217,10 +278,11 @@ export function parseEntry(text: string): EntryJson {
     throw new MalformedIndexError("PSAP index entry has a bad centre or bounds");
   }
   const a = json.a;
-  if (!Array.isArray(a) || !a.every((area) => isArea(area, p.length))) {
+  const ringChars = text.length - newline - 1;
+  if (!Array.isArray(a) || !a.every((area) => isArea(area, p.length, ringChars))) {
     throw new MalformedIndexError("PSAP index entry has bad areas");
   }
-  return json as EntryJson;
+  return { header: json as EntryHeader, text, ringsAt: newline + 1 };
 }
 
 export function parseManifest(text: string): IndexManifest | null {

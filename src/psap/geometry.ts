@@ -85,53 +85,78 @@ export class MalformedRingError extends Error {
 /** Decodes the storage form; the index and the reference both decode, so both see identical doubles. */
 export function decodeRings(encoded: readonly string[]): AreaGeometry {
   const rings: Float64Array[] = [];
+  for (const text of encoded) {
+    const ring = decodeRing(text, 0, text.length);
+    if (ring.length >= 6) rings.push(ring);
+  }
+  return assemble(rings);
+}
+
+/**
+ * Decodes rings stored back to back in `text` (an index entry's ring section): ring k runs from
+ * `base + bounds[k]` to `base + bounds[k + 1]`. Reads the text in place: no ring string is copied.
+ */
+export function decodeRingsAt(text: string, base: number, bounds: readonly number[]): AreaGeometry {
+  const rings: Float64Array[] = [];
+  for (let k = 1; k < bounds.length; k++) {
+    const ring = decodeRing(text, base + (bounds[k - 1] as number), base + (bounds[k] as number));
+    if (ring.length >= 6) rings.push(ring);
+  }
+  return assemble(rings);
+}
+
+function decodeRing(text: string, from: number, to: number): Float64Array {
+  if (from < 0 || to > text.length || to < from) throw new MalformedRingError();
+  // One allocation per ring: count the values (each ends on a character below '?' + 32) first.
+  let count = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 63;
+    if (c < 0 || c > 63) throw new MalformedRingError();
+    if (c < 0x20) count++;
+  }
+  if (count % 2 !== 0 || (to > from && text.charCodeAt(to - 1) - 63 >= 0x20)) throw new MalformedRingError();
+  const ring = new Float64Array(count);
+  let v = 0;
+  let shift = 1;
+  let k = 0;
+  let x = 0;
+  let y = 0;
+  for (let i = from; i < to; i++) {
+    const c = text.charCodeAt(i) - 63;
+    v += (c & 0x1f) * shift;
+    if (c >= 0x20) {
+      shift *= 32;
+      continue;
+    }
+    const value = v % 2 === 1 ? -(v + 1) / 2 : v / 2;
+    v = 0;
+    shift = 1;
+    if (k % 2 === 0) {
+      x += value;
+      ring[k] = x / QUANTUM;
+    } else {
+      y += value;
+      ring[k] = y / QUANTUM;
+    }
+    k++;
+  }
+  return ring;
+}
+
+function assemble(rings: Float64Array[]): AreaGeometry {
   let minLon = Number.POSITIVE_INFINITY;
   let maxLon = Number.NEGATIVE_INFINITY;
   let minLat = Number.POSITIVE_INFINITY;
   let maxLat = Number.NEGATIVE_INFINITY;
-  for (const text of encoded) {
-    // One allocation per ring: count the values (each ends on a character below '?' + 32) first.
-    let count = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i) - 63;
-      if (c < 0 || c > 63) throw new MalformedRingError();
-      if (c < 0x20) count++;
+  for (const ring of rings) {
+    for (let k = 0; k < ring.length; k += 2) {
+      const lon = ring[k] as number;
+      const lat = ring[k + 1] as number;
+      if (lon < minLon) minLon = lon;
+      if (lon > maxLon) maxLon = lon;
+      if (lat < minLat) minLat = lat;
+      if (lat > maxLat) maxLat = lat;
     }
-    if (count % 2 !== 0 || (text.length > 0 && text.charCodeAt(text.length - 1) - 63 >= 0x20)) {
-      throw new MalformedRingError();
-    }
-    const ring = new Float64Array(count);
-    let v = 0;
-    let shift = 1;
-    let k = 0;
-    let x = 0;
-    let y = 0;
-    for (let i = 0; i < text.length; i++) {
-      const c = text.charCodeAt(i) - 63;
-      v += (c & 0x1f) * shift;
-      if (c >= 0x20) {
-        shift *= 32;
-        continue;
-      }
-      const value = v % 2 === 1 ? -(v + 1) / 2 : v / 2;
-      v = 0;
-      shift = 1;
-      if (k % 2 === 0) {
-        x += value;
-        const lon = x / QUANTUM;
-        ring[k] = lon;
-        if (lon < minLon) minLon = lon;
-        if (lon > maxLon) maxLon = lon;
-      } else {
-        y += value;
-        const lat = y / QUANTUM;
-        ring[k] = lat;
-        if (lat < minLat) minLat = lat;
-        if (lat > maxLat) maxLat = lat;
-      }
-      k++;
-    }
-    if (ring.length >= 6) rings.push(ring);
   }
   return { rings, chunks: rings.map(chunkBoxes), refLon: rings[0]?.[0] ?? 0, minLon, maxLon, minLat, maxLat };
 }
@@ -158,7 +183,10 @@ function chunkBoxes(ring: Float64Array): Float64Array {
       if (y < minY) minY = y;
       if (y > maxY) maxY = y;
     }
-    boxes.set([minX, maxX, minY, maxY], c * 4);
+    boxes[c * 4] = minX;
+    boxes[c * 4 + 1] = maxX;
+    boxes[c * 4 + 2] = minY;
+    boxes[c * 4 + 3] = maxY;
   }
   return boxes;
 }

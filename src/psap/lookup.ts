@@ -210,7 +210,16 @@ export async function lookupPsaps(
   const key = entryKey(manifest.version, located.node);
   const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
-  const ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
+  let ranked: ReturnType<typeof rankEntry>;
+  try {
+    ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
+  } catch (cause) {
+    // Rings are decoded when a fix first comes near them: a corrupt one shows up here. Forget the
+    // entry, so that the next lookup reads it again, and report our failure, never an empty answer.
+    if (!(cause instanceof MalformedRingError)) throw cause;
+    entries.delete(key);
+    throw new PsapLookupFailedError("A PSAP index entry is corrupt", { cause });
+  }
   // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
   if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null)) return outside();
   const area = describeArea(lat, lon, ranked.place, ranked.county);

@@ -6,53 +6,49 @@
 // the area groups, jurisdiction county, regional, state, municipal, special; (5) distance; then id,
 // so that the order is total. The nearest group is sorted by type, then distance, then id.
 import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
-import { areasNear } from "./decode.ts";
+import { gridCellOf } from "./decode.ts";
 import {
   AREA_BOUNDARY,
   AREA_CITY,
   AREA_COMMUNITY,
   AREA_COUNTY,
   type AreaKindCode,
-  type IndexedPsap,
-  jurisdictionRank,
+  type AreaTuple,
+  type PsapTuple,
+  recordOf,
 } from "./format.ts";
 import { haversineKm, KM_PER_DEGREE, roundKm } from "./geo.ts";
-import { type AreaGeometry, areaLevel, decodeRings, INSIDE, OUTSIDE } from "./geometry.ts";
+import { type AreaGeometry, areaLevel, decodeRingsAt, INSIDE, OUTSIDE } from "./geometry.ts";
 
-export interface EntryArea {
-  kind: AreaKindCode;
-  id: string;
-  name: string;
-  state: string | null;
-  /** Bounding box, degrees (longitudes unwrapped like the rings). */
-  minLon: number;
-  minLat: number;
-  maxLon: number;
-  maxLat: number;
-  /** Encoded rings, decoded into `geometry` the first time a fix comes near. */
-  rings: readonly string[];
-  geometry: AreaGeometry | null;
-  /** Indexes into `RankableEntry.psaps`. */
-  members: readonly number[];
-}
-
-/** An entry as the ranking reads it (decoded once when it is read, then cached). */
+/** An entry as the ranking reads it (decoded once when it is read, then cached: decode.ts). */
 export interface RankableEntry {
-  psaps: readonly IndexedPsap[];
+  /** The entry's PSAPs as stored (format.ts's tuples): a record is made only for a PSAP returned. */
+  psaps: readonly PsapTuple[];
+  latitude: Float64Array;
+  longitude: Float64Array;
+  /** 0 for a primary, 1 for a secondary. */
+  secondary: Uint8Array;
   /** Jurisdiction rank of each PSAP (compared on every sort). */
   jurisdiction: Uint8Array;
   /** The leaf's centre [lat, lon]. */
-  centre: readonly [number, number] | readonly number[];
+  centre: readonly number[];
   /** Nearest candidates: primaries, then secondaries, each nearest to the centre first... */
   nearest: readonly number[];
   /** ...with a lower bound of that distance, metres. */
   nearestBoundM: readonly number[];
-  areas: readonly EntryArea[];
+  /** The areas as stored (format.ts's tuples): their rings lie in `text`, from `ringsAt` on. */
+  areas: readonly AreaTuple[];
+  /** Per area, its bounding box in degrees (longitudes unwrapped like its rings): minLon, minLat, maxLon, maxLat. */
+  boxes: Float64Array;
+  /** Per area, its rings, decoded the first time a fix comes near. */
+  geometry: (AreaGeometry | undefined)[];
+  text: string;
+  ringsAt: number;
   /** Which areas can reach each cell of a grid over the entry (decode.ts): a fix tests only its cell's. */
   grid: AreaGrid;
 }
 
-/** A grid over an entry's areas, each cell listing (in entry order) the areas that can reach it. */
+/** A grid over an entry's areas: cell k lists (in entry order) the areas `items[starts[k]..starts[k + 1]]`. */
 export interface AreaGrid {
   minLon: number;
   maxLon: number;
@@ -60,14 +56,22 @@ export interface AreaGrid {
   maxLat: number;
   /** Longitude the grid's frame is unwrapped around. */
   refLon: number;
-  cells: number[][];
+  starts: Uint32Array;
+  items: Uint32Array;
+}
+
+/** An area that holds the fix, as the result's `area` names it. */
+export interface NamedArea {
+  kind: AreaKindCode;
+  name: string;
+  state: string | null;
 }
 
 export interface Ranked {
   psaps: PsapRecord[];
   /** The place and the county that contain the fix itself (for the result's `area`), if any. */
-  place: EntryArea | null;
-  county: EntryArea | null;
+  place: NamedArea | null;
+  county: NamedArea | null;
 }
 
 const GROUP_MATCH: readonly PsapMatch[] = ["boundary", "city", "county"];
@@ -77,13 +81,28 @@ function groupOf(kind: AreaKindCode): number {
   return kind === AREA_BOUNDARY ? 0 : kind === AREA_CITY ? 1 : 2;
 }
 
-/** Quick test on the bounding box alone: can the fix be inside the area or within `tDeg` of it? */
-function mayReach(area: EntryArea, lat: number, lon: number, tDeg: number, cosLat: number): boolean {
-  if (lat < area.minLat - tDeg * 1.00001 - 1e-9 || lat > area.maxLat + tDeg * 1.00001 + 1e-9) return false;
+/** Quick test on the bounding box alone: can the fix be inside area `a` or within `tDeg` of it? */
+function mayReach(
+  boxes: Float64Array,
+  a: number,
+  lat: number,
+  lon: number,
+  tDeg: number,
+  cosLat: number,
+): boolean {
+  const minLon = boxes[a * 4] as number;
+  const minLat = boxes[a * 4 + 1] as number;
+  const maxLon = boxes[a * 4 + 2] as number;
+  const maxLat = boxes[a * 4 + 3] as number;
+  if (lat < minLat - tDeg * 1.00001 - 1e-9 || lat > maxLat + tDeg * 1.00001 + 1e-9) return false;
   if (cosLat <= 1e-9) return true;
-  const shift = -360 * Math.round(((area.minLon + area.maxLon) / 2 - lon) / 360);
+  const shift = -360 * Math.round(((minLon + maxLon) / 2 - lon) / 360);
   const tLon = (tDeg / cosLat) * 1.00001 + 1e-9;
-  return lon >= area.minLon + shift - tLon && lon <= area.maxLon + shift + tLon;
+  return lon >= minLon + shift - tLon && lon <= maxLon + shift + tLon;
+}
+
+function named(area: AreaTuple): NamedArea {
+  return { kind: area[0], name: area[2], state: area[3] };
 }
 
 export function rankEntry(
@@ -94,27 +113,36 @@ export function rankEntry(
   limit: number,
   maxDistanceKm: number,
 ): Ranked {
-  let place: EntryArea | null = null;
-  let county: EntryArea | null = null;
+  let place: NamedArea | null = null;
+  let county: NamedArea | null = null;
   const scratch = scratchFor(entry.psaps.length);
   // Best part (group * 2 + level) of each PSAP reached through an area; NO_PART for the others.
   const partOf = scratch.partOf;
   const touched: number[] = [];
   const tDeg = toleranceKm / KM_PER_DEGREE;
   const cosLat = Math.cos((lat * Math.PI) / 180);
-  for (const a of areasNear(entry, lat, lon)) {
-    const area = entry.areas[a] as EntryArea;
-    if (!mayReach(area, lat, lon, tDeg, cosLat)) continue;
-    area.geometry ??= decodeRings(area.rings);
-    const level = areaLevel(area.geometry, lat, lon, toleranceKm);
-    if (level === OUTSIDE) continue;
-    if (level === INSIDE) {
-      if (area.kind === AREA_COUNTY) county ??= area;
-      else if (area.kind === AREA_CITY || area.kind === AREA_COMMUNITY) place ??= area;
+  const cell = gridCellOf(entry.grid, lat, lon);
+  const from = cell < 0 ? 0 : (entry.grid.starts[cell] as number);
+  const to = cell < 0 ? 0 : (entry.grid.starts[cell + 1] as number);
+  for (let k = from; k < to; k++) {
+    const a = entry.grid.items[k] as number;
+    if (!mayReach(entry.boxes, a, lat, lon, tDeg, cosLat)) continue;
+    const area = entry.areas[a] as AreaTuple;
+    let geometry = entry.geometry[a];
+    if (geometry === undefined) {
+      geometry = decodeRingsAt(entry.text, entry.ringsAt, area[5]);
+      entry.geometry[a] = geometry;
     }
-    if (area.kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
-    const part = groupOf(area.kind) * 2 + level;
-    for (const m of area.members) {
+    const level = areaLevel(geometry, lat, lon, toleranceKm);
+    if (level === OUTSIDE) continue;
+    const kind = area[0];
+    if (level === INSIDE) {
+      if (kind === AREA_COUNTY) county ??= named(area);
+      else if (kind === AREA_CITY || kind === AREA_COMMUNITY) place ??= named(area);
+    }
+    if (kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
+    const part = groupOf(kind) * 2 + level;
+    for (const m of area[6]) {
       const seen = partOf[m] as number;
       if (seen === NO_PART) touched.push(m);
       if (part < seen) partOf[m] = part;
@@ -123,8 +151,7 @@ export function rankEntry(
   const stamp = scratch.nextStamp();
   const distance = (i: number): number => {
     if (scratch.kmStamp[i] === stamp) return scratch.km[i] as number;
-    const p = entry.psaps[i] as IndexedPsap;
-    const d = haversineKm(lat, lon, p.latitude, p.longitude);
+    const d = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
     scratch.km[i] = d;
     scratch.kmStamp[i] = stamp;
     return d;
@@ -187,7 +214,7 @@ function rankInto(
     const members = parts[part] as number[];
     if (members.length === 0) continue;
     const match = GROUP_MATCH[part >> 1] as PsapMatch;
-    const emit = (i: number) => out.push(toRecord(entry.psaps[i] as IndexedPsap, distance(i), match));
+    const emit = (i: number) => out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), match));
     emitPart(entry, members, distance, limit - out.length, emit);
   }
   if (out.length < limit) {
@@ -218,12 +245,12 @@ function rankInto(
       }
       best.push(...kept);
     }
-    for (const i of best) out.push(toRecord(entry.psaps[i] as IndexedPsap, distance(i), "nearest"));
+    for (const i of best) out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), "nearest"));
   }
 }
 
 function typeRank(entry: RankableEntry, i: number): number {
-  return entry.psaps[i]?.type === "primary" ? 0 : 1;
+  return entry.secondary[i] as number;
 }
 
 function byDistanceThenId(
@@ -235,8 +262,8 @@ function byDistanceThenId(
   const da = distance(a);
   const db = distance(b);
   if (da !== db) return da < db ? -1 : 1;
-  const ia = (entry.psaps[a] as IndexedPsap).id;
-  const ib = (entry.psaps[b] as IndexedPsap).id;
+  const ia = (entry.psaps[a] as PsapTuple)[0];
+  const ib = (entry.psaps[b] as PsapTuple)[0];
   return ia < ib ? -1 : ia > ib ? 1 : 0;
 }
 
@@ -268,14 +295,14 @@ function emitPart(
   const secondaries: number[] = [];
   for (const i of members) (typeRank(entry, i) === 0 ? primaries : secondaries).push(i);
   const primaryIds = new Set<string>();
-  for (const i of primaries) primaryIds.add((entry.psaps[i] as IndexedPsap).id);
+  for (const i of primaries) primaryIds.add((entry.psaps[i] as PsapTuple)[0]);
   let left = wanted;
   while (left > 0 && primaries.length > 0) {
     const p = takeMin(primaries);
     emit(p);
     left--;
-    const id = (entry.psaps[p] as IndexedPsap).id;
-    const followers = secondaries.filter((i) => (entry.psaps[i] as IndexedPsap).handled_by === id);
+    const id = (entry.psaps[p] as PsapTuple)[0];
+    const followers = secondaries.filter((i) => (entry.psaps[i] as PsapTuple)[9] === id);
     while (left > 0 && followers.length > 0) {
       emit(takeMin(followers));
       left--;
@@ -283,7 +310,7 @@ function emitPart(
   }
   if (left <= 0) return;
   const others = secondaries.filter((i) => {
-    const lead = (entry.psaps[i] as IndexedPsap).handled_by;
+    const lead = (entry.psaps[i] as PsapTuple)[9];
     return lead === null || !primaryIds.has(lead);
   });
   while (left > 0 && others.length > 0) {
@@ -293,27 +320,6 @@ function emitPart(
 }
 
 /** The delivered record of a ranked PSAP. */
-export function toRecord(p: IndexedPsap, km: number, match: PsapMatch): PsapRecord {
-  return {
-    id: p.id,
-    name: p.name,
-    type: p.type,
-    state: p.state,
-    county: p.county,
-    city: p.city,
-    phone: p.phone,
-    phone_kind: p.phone_kind,
-    jurisdiction: p.jurisdiction,
-    handled_by: p.handled_by,
-    latitude: p.latitude,
-    longitude: p.longitude,
-    location_precision: p.location_precision,
-    distance_km: roundKm(km),
-    match,
-  };
-}
-
-/** Jurisdiction ranks of an entry's PSAPs, in one typed array. */
-export function jurisdictionRanks(psaps: readonly IndexedPsap[]): Uint8Array {
-  return Uint8Array.from(psaps, (p) => jurisdictionRank(p.jurisdiction));
+export function toRecord(t: PsapTuple, km: number, match: PsapMatch): PsapRecord {
+  return recordOf(t, roundKm(km), match);
 }

@@ -2,7 +2,7 @@
 import type { EmergencyNumbers, PsapArea } from "../../sdk/src/protocol.ts";
 import { emergencyNumbersFor, locateCountry, withinReachOfUs } from "../emergency/index.ts";
 import { AREA_CITY } from "./format.ts";
-import type { EntryArea } from "./rank.ts";
+import type { NamedArea } from "./rank.ts";
 
 /**
  * The fix's area: a US county or Census place that contains it decides (the index's shapes are finer
@@ -12,8 +12,8 @@ import type { EntryArea } from "./rank.ts";
 export function describeArea(
   lat: number,
   lon: number,
-  place: EntryArea | null,
-  county: EntryArea | null,
+  place: NamedArea | null,
+  county: NamedArea | null,
 ): PsapArea {
   const state = county?.state ?? place?.state ?? null;
   if (state !== null) {

@@ -1,0 +1,160 @@
+// The stored entry (format.ts): a JSON header, then every area's encoded rings back to back, read in
+// place. What the builder writes reads back identically; anything it would not write is refused as a
+// corrupt entry (a failure of ours, never "no PSAP nearby").
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { buildIndex } from "../../data/index/build.ts";
+import { MemoryPsapStore } from "../../data/index/memory-store.ts";
+import {
+  type AreaDraft,
+  type EntryDraft,
+  encodeEntry,
+  MalformedIndexError,
+  type PsapTuple,
+  parseEntry,
+} from "../../src/psap/format.ts";
+import {
+  decodeRings,
+  decodeRingsAt,
+  encodeRings,
+  MalformedRingError,
+  type Ring,
+} from "../../src/psap/geometry.ts";
+import { lookupPsaps, PsapLookupFailedError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { psap as indexedPsap } from "../support/psap-fixtures.ts";
+
+const psap = (id: string, lat: number, lon: number): PsapTuple => [
+  id,
+  `PSAP ${id}`,
+  0,
+  "IL",
+  "Cook",
+  null,
+  "+13125550100",
+  0,
+  0,
+  null,
+  lat,
+  lon,
+  0,
+];
+
+const square = (lat: number, lon: number, size: number): Ring => [
+  [lon, lat],
+  [lon + size, lat],
+  [lon + size, lat + size],
+  [lon, lat + size],
+];
+
+function draft(areas: Ring[][]): EntryDraft {
+  const a = areas.map(
+    (rings, i): AreaDraft => [3, `a${i}`, `Area ${i}`, "IL", [0, 0, 1, 1], encodeRings(rings), [0]],
+  );
+  return { c: [41.8, -87.6], p: [psap("1", 41.8, -87.6)], n: [0], d: [0], a };
+}
+
+describe("stored entry", () => {
+  it("keeps the rings out of the JSON header and reads each area's rings back in place", () => {
+    const areas = [
+      [square(41, -88, 1), square(41.2, -87.8, 0.2)],
+      [square(40, -89, 0.5)],
+      [square(42, -87, 0.25), square(42.1, -86.9, 0.01), square(42.05, -86.95, 0.02)],
+    ];
+    const text = encodeEntry(draft(areas));
+    const header = text.slice(0, text.indexOf("\n"));
+    expect(header).not.toContain(encodeRings(areas[0] as Ring[])[0]);
+    const { header: parsed, ringsAt } = parseEntry(text);
+    parsed.a.forEach((area, i) => {
+      expect(area[5]).toHaveLength((areas[i] as Ring[]).length + 1);
+      expect(decodeRingsAt(text, ringsAt, area[5])).toEqual(decodeRings(encodeRings(areas[i] as Ring[])));
+    });
+  });
+
+  it("decodes any rings in place exactly as the reference decodes them one string at a time", () => {
+    const ring = fc.array(
+      fc.tuple(
+        fc.double({ min: -179, max: 179, noNaN: true }),
+        fc.double({ min: -89, max: 89, noNaN: true }),
+      ),
+      {
+        minLength: 3,
+        maxLength: 40,
+      },
+    );
+    fc.assert(
+      fc.property(fc.array(fc.array(ring, { minLength: 1, maxLength: 4 }), { maxLength: 5 }), (areas) => {
+        const text = encodeEntry(draft(areas as Ring[][]));
+        const { header, ringsAt } = parseEntry(text);
+        header.a.forEach((area, i) => {
+          expect(decodeRingsAt(text, ringsAt, area[5])).toEqual(decodeRings(encodeRings(areas[i] as Ring[])));
+        });
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("refuses an entry without a ring section, a header that is not JSON, or rings placed outside it", () => {
+    const good = encodeEntry(draft([[square(41, -88, 1)]]));
+    const newline = good.indexOf("\n");
+    const header = JSON.parse(good.slice(0, newline));
+    const rings = good.slice(newline + 1);
+    const withBounds = (bounds: unknown) =>
+      `${JSON.stringify({ ...header, a: [[...header.a[0].slice(0, 5), bounds, header.a[0][6]]] })}\n${rings}`;
+    for (const bad of [
+      good.slice(0, newline),
+      `{"p":[1,\n${rings}`,
+      withBounds([0, rings.length + 1]),
+      withBounds([5, 3]),
+      withBounds([0, 0]),
+      withBounds([-1, 4]),
+      withBounds([0, 2.5]),
+      withBounds("0,4"),
+      withBounds([]),
+    ]) {
+      expect(() => parseEntry(bad), bad.slice(0, 80)).toThrow(MalformedIndexError);
+    }
+    expect(parseEntry(withBounds([0, rings.length])).header.a[0]?.[5]).toEqual([0, rings.length]);
+  });
+
+  it("refuses a ring section with characters outside the encoding when the ring is decoded", () => {
+    const good = encodeEntry(draft([[square(41, -88, 1)]]));
+    const garbled = `${good.slice(0, -3)}\u0001${good.slice(-2)}`;
+    const { header, ringsAt } = parseEntry(garbled);
+    expect(() => decodeRingsAt(garbled, ringsAt, header.a[0]?.[5] ?? [])).toThrow(MalformedRingError);
+    expect(() => decodeRingsAt(good, ringsAt, [0, good.length])).toThrow(MalformedRingError);
+  });
+});
+
+describe("lookup over a corrupt ring section", () => {
+  it("answers psap_lookup_failed, not an empty list, and tries the entry again next time", async () => {
+    const built = buildIndex({
+      dataVersion: "rings",
+      psaps: [indexedPsap("c1", 41.9, -87.7)],
+      areas: [
+        {
+          kind: "county",
+          id: "c",
+          name: "County",
+          state: "ZZ",
+          rings: [square(41, -88, 1)],
+          psapIds: ["c1"],
+        },
+      ],
+    });
+    const store = MemoryPsapStore.fromIndex(built);
+    const fix = { latitude: 41.5, longitude: -87.5, accuracy: 20 };
+    resetPsapLookupCache();
+    const good = await lookupPsaps(store, fix);
+    expect(good.psaps[0]).toMatchObject({ id: "c1", match: "county" });
+    // Garble the ring section of every entry (the header stays readable).
+    for (const key of built.entries.keys()) {
+      const text = store.data.get(key) as string;
+      const at = text.indexOf("\n") + 1;
+      store.data.set(key, text.slice(0, at) + "\u0001".repeat(text.length - at));
+    }
+    resetPsapLookupCache();
+    await expect(lookupPsaps(store, fix)).rejects.toBeInstanceOf(PsapLookupFailedError);
+    for (const [key, value] of built.entries) store.data.set(key, value);
+    expect((await lookupPsaps(store, fix)).psaps).toEqual(good.psaps);
+  });
+});
