@@ -45,7 +45,7 @@ import {
   QUANTUM,
   storageBox,
 } from "../../src/psap/geometry.ts";
-import { h3Digit, nodeName, TREE_ARITY } from "../../src/psap/tree.ts";
+import { h3Digit, nodeName, TREE_ARITY, treeText } from "../../src/psap/tree.ts";
 import { buildCatalogue } from "./catalogue.ts";
 import { nodeRadiusKm } from "./cells.ts";
 import type { AreaKind, IndexedPsap, PsapDataset } from "./dataset.ts";
@@ -458,7 +458,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
   };
   const queue = [...new Set(psaps.map((p) => latLngToCell(p.latitude, p.longitude, r0)))];
   const visited = new Set(queue);
-  const tree: Record<string, string> = {};
+  const tree = new Map<string, string>();
   while (queue.length > 0) {
     const cell = queue.pop() as string;
     const [lat, lon] = cellToLatLng(cell);
@@ -472,7 +472,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
     }
     if (dMin > maxKm + nodeRadiusKm(cell, r0, rMax) + 1) continue;
     const code = buildNode(cell, r0, cell, "");
-    if (code !== "E") tree[cell] = code;
+    if (code !== "E") tree.set(cell, code);
   }
 
   const catalogue = buildCatalogue(dataset, version);
@@ -488,7 +488,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
     max_tolerance_km: tolKm,
     root_resolution: r0,
     max_resolution: rMax,
-    tree,
+    tree: treeText(new Map([...tree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))),
     previous: options.previous ?? [],
   };
   return {

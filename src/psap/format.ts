@@ -56,8 +56,10 @@ export interface IndexManifest {
   /**
    * Per root cell, its subtree in preorder: `L` a leaf (an entry exists), `E` empty (no PSAP within
    * reach), `S` split, followed by one subtree per child digit 0..6 (tree.ts). A root not listed is empty.
+   * One string, `;<root>=<code>` per root (tree.ts's `treeText`): parsed as one value, not an object
+   * of hundreds of keys, so that reading the pointer allocates little.
    */
-  tree: Record<string, string>;
+  tree: string;
   /** Earlier versions, newest first, with when they stopped being current (for cleanup). */
   previous: { version: string; superseded_at: string }[];
 }
@@ -298,8 +300,7 @@ export function parseManifest(text: string): IndexManifest | null {
       typeof m.max_distance_km === "number" &&
       typeof m.root_resolution === "number" &&
       typeof m.max_resolution === "number" &&
-      m.tree !== null &&
-      typeof m.tree === "object"
+      typeof m.tree === "string"
     ) {
       return m as IndexManifest;
     }

@@ -5,7 +5,7 @@ import { PSAP_LIMITS } from "../config.ts";
 import { type ContactSource, currentContacts, withContacts } from "../contacts/overlay.ts";
 import { LruCache } from "./cache.ts";
 import { decodeEntry } from "./decode.ts";
-import { entryKey, type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
+import { type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
 import { MalformedRingError, toleranceKm } from "./geometry.ts";
 import { type RankableEntry, rankEntry } from "./rank.ts";
 import { CellTree } from "./tree.ts";
@@ -207,7 +207,7 @@ export async function lookupPsaps(
   const located = pointer.tree.locate(lat, lon);
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
   if (located.kind === "empty") return outside();
-  const key = entryKey(manifest.version, located.node);
+  const key = located.key;
   const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
   let ranked: ReturnType<typeof rankEntry>;

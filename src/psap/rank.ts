@@ -194,6 +194,13 @@ function scratchFor(size: number): Scratch {
   return shared;
 }
 
+// Lists reused by every lookup: the ranking runs start to end without awaiting, so one lookup at a
+// time uses them, and a hot lookup allocates little beyond its answer.
+const PART_LISTS: number[][] = [[], [], [], [], [], []];
+const PRIMARIES: number[] = [];
+const SECONDARIES: number[] = [];
+const FOLLOWERS: number[] = [];
+
 function rankInto(
   entry: RankableEntry,
   partOf: Uint8Array,
@@ -205,17 +212,15 @@ function rankInto(
   lon: number,
   out: PsapRecord[],
 ): void {
-  const parts: number[][] = [[], [], [], [], [], []];
+  for (const list of PART_LISTS) list.length = 0;
   for (const i of touched) {
     const part = partOf[i] as number;
-    if (distance(i) <= maxDistanceKm) parts[part]?.push(i);
+    if (distance(i) <= maxDistanceKm) PART_LISTS[part]?.push(i);
   }
-  for (let part = 0; part < parts.length && out.length < limit; part++) {
-    const members = parts[part] as number[];
+  for (let part = 0; part < PART_LISTS.length && out.length < limit; part++) {
+    const members = PART_LISTS[part] as number[];
     if (members.length === 0) continue;
-    const match = GROUP_MATCH[part >> 1] as PsapMatch;
-    const emit = (i: number) => out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), match));
-    emitPart(entry, members, distance, limit - out.length, emit);
+    emitPart(entry, members, distance, limit - out.length, GROUP_MATCH[part >> 1] as PsapMatch, out);
   }
   if (out.length < limit) {
     // The nearest group, by type, then distance, then id. Candidates come by type, nearest to the centre
@@ -230,7 +235,7 @@ function rankInto(
       const room = wanted - best.length;
       for (let k = 0; k < list.length; k++) {
         const i = list[k] as number;
-        if (typeRank(entry, i) !== type) continue;
+        if (entry.secondary[i] !== type) continue;
         const bound = (entry.nearestBoundM[k] as number) / 1000 - fromCentre;
         if (bound > maxDistanceKm) break;
         if (kept.length === room && bound > distance(kept[room - 1] as number)) break;
@@ -249,10 +254,6 @@ function rankInto(
   }
 }
 
-function typeRank(entry: RankableEntry, i: number): number {
-  return entry.secondary[i] as number;
-}
-
 function byDistanceThenId(
   entry: RankableEntry,
   distance: (i: number) => number,
@@ -267,54 +268,70 @@ function byDistanceThenId(
   return ia < ib ? -1 : ia > ib ? 1 : 0;
 }
 
+/** Removes and returns the first of `list` by (jurisdiction, distance, id). */
+function takeFirst(entry: RankableEntry, distance: (i: number) => number, list: number[]): number {
+  let best = 0;
+  for (let k = 1; k < list.length; k++) {
+    const a = list[k] as number;
+    const b = list[best] as number;
+    const order =
+      (entry.jurisdiction[a] as number) - (entry.jurisdiction[b] as number) ||
+      byDistanceThenId(entry, distance, a, b);
+    if (order < 0) best = k;
+  }
+  const i = list[best] as number;
+  list[best] = list[list.length - 1] as number;
+  list.pop();
+  return i;
+}
+
 /**
- * Emits the first `wanted` PSAPs of one part of an area group: primaries by (jurisdiction, distance,
- * id), each followed by its own secondaries in the same order, then the secondaries that follow no
- * primary of the part. Selection, not a full sort: a part can hold every PSAP of a big county, and
- * only a handful are wanted.
+ * Appends the first `wanted` PSAPs of one part of an area group to `out`: primaries by (jurisdiction,
+ * distance, id), each followed by its own secondaries in the same order, then the secondaries that
+ * follow no primary of the part. Selection, not a full sort: a part can hold every PSAP of a big
+ * county, and only a handful are wanted.
  */
 function emitPart(
   entry: RankableEntry,
-  members: number[],
+  members: readonly number[],
   distance: (i: number) => number,
   wanted: number,
-  emit: (i: number) => void,
+  match: PsapMatch,
+  out: PsapRecord[],
 ): void {
-  const before = (a: number, b: number) =>
-    (entry.jurisdiction[a] as number) - (entry.jurisdiction[b] as number) ||
-    byDistanceThenId(entry, distance, a, b);
-  const takeMin = (list: number[]): number => {
-    let best = 0;
-    for (let k = 1; k < list.length; k++) if (before(list[k] as number, list[best] as number) < 0) best = k;
-    const i = list[best] as number;
-    list[best] = list[list.length - 1] as number;
-    list.pop();
-    return i;
-  };
-  const primaries: number[] = [];
-  const secondaries: number[] = [];
-  for (const i of members) (typeRank(entry, i) === 0 ? primaries : secondaries).push(i);
-  const primaryIds = new Set<string>();
-  for (const i of primaries) primaryIds.add((entry.psaps[i] as PsapTuple)[0]);
+  const emit = (i: number) => out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), match));
+  const primaries = PRIMARIES;
+  const secondaries = SECONDARIES;
+  primaries.length = 0;
+  secondaries.length = 0;
+  for (const i of members) (entry.secondary[i] === 0 ? primaries : secondaries).push(i);
   let left = wanted;
   while (left > 0 && primaries.length > 0) {
-    const p = takeMin(primaries);
+    const p = takeFirst(entry, distance, primaries);
     emit(p);
     left--;
+    if (secondaries.length === 0) continue;
     const id = (entry.psaps[p] as PsapTuple)[0];
-    const followers = secondaries.filter((i) => (entry.psaps[i] as PsapTuple)[9] === id);
+    const followers = FOLLOWERS;
+    followers.length = 0;
+    for (const i of secondaries) if ((entry.psaps[i] as PsapTuple)[9] === id) followers.push(i);
     while (left > 0 && followers.length > 0) {
-      emit(takeMin(followers));
+      emit(takeFirst(entry, distance, followers));
       left--;
     }
   }
-  if (left <= 0) return;
-  const others = secondaries.filter((i) => {
+  if (left <= 0 || secondaries.length === 0) return;
+  // The secondaries whose primary is not in this part (or who have none), in the same order.
+  const primaryIds = new Set<string>();
+  for (const i of members) if (entry.secondary[i] === 0) primaryIds.add((entry.psaps[i] as PsapTuple)[0]);
+  const others = FOLLOWERS;
+  others.length = 0;
+  for (const i of secondaries) {
     const lead = (entry.psaps[i] as PsapTuple)[9];
-    return lead === null || !primaryIds.has(lead);
-  });
+    if (lead === null || !primaryIds.has(lead)) others.push(i);
+  }
   while (left > 0 && others.length > 0) {
-    emit(takeMin(others));
+    emit(takeFirst(entry, distance, others));
     left--;
   }
 }

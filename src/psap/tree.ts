@@ -4,10 +4,16 @@
 // on the way down (an H3 index holds one base-7 digit per resolution, so a node's child on the fix's
 // path is the fix's digit at the child's resolution). Every fix has exactly one path, and the leaf on
 // it is the node whose entry the builder made for all of that node's descendants.
-import { cellToParent, latLngToCell } from "h3-js";
-import type { IndexManifest } from "./format.ts";
+import { latLngToCell } from "h3-js";
+import { entryKey, type IndexManifest } from "./format.ts";
 
-export type TreeLocation = { kind: "leaf"; node: string } | { kind: "empty" } | { kind: "corrupt" };
+export type TreeLocation =
+  | { kind: "leaf"; node: string /** The leaf entry's KV key. */; key: string }
+  | { kind: "empty" }
+  | { kind: "corrupt" };
+
+const EMPTY_LOCATION: TreeLocation = Object.freeze({ kind: "empty" });
+const CORRUPT_LOCATION: TreeLocation = Object.freeze({ kind: "corrupt" });
 
 const LEAF = 76; // L
 const EMPTY = 69; // E
@@ -15,11 +21,30 @@ const SPLIT = 83; // S
 /** A split lists one subtree per digit 0..6; a pentagon has no digit 1, written `E`. */
 export const TREE_ARITY = 7;
 
+/** The low 48 bits of an H3 index's hex form: the digits of resolutions 1..15, 3 bits each, resolution 15 lowest. */
+function h3LowBits(cell: string): number {
+  return Number.parseInt(cell.slice(-12), 16);
+}
+
+function digitOf(low: number, resolution: number): number {
+  return Math.floor(low / 2 ** (3 * (15 - resolution))) % 8;
+}
+
 /** The H3 digit of `cell` at `resolution` (1..15), read from its hex index without a call into h3. */
 export function h3Digit(cell: string, resolution: number): number {
-  // The low 48 bits hold the digits of resolutions 1..15 (3 bits each, resolution 15 lowest).
-  const low = Number.parseInt(cell.slice(-12), 16);
-  return Math.floor(low / 2 ** (3 * (15 - resolution))) % 8;
+  return digitOf(h3LowBits(cell), resolution);
+}
+
+/**
+ * h3's cellToParent, done on a cell's hex form (15 characters, as h3-js writes a cell): the resolution
+ * (hex character 1) becomes `resolution` and every digit below it 7 (unused). The lookup runs this once
+ * per fix, where a call into h3 would convert the index each way.
+ */
+export function h3Parent(cell: string, resolution: number): string {
+  const below = 2 ** (3 * (15 - resolution));
+  const low = h3LowBits(cell);
+  const parentLow = low - (low % below) + (below - 1);
+  return `${cell[0]}${resolution.toString(16)}${cell[2]}${parentLow.toString(16).padStart(12, "0")}`;
 }
 
 /** A tree node's name: its root cell and the digits down to it ("8226cffffffffff/35"). */
@@ -54,42 +79,96 @@ export function subtreeEnds(code: string): Int32Array | null {
   return open.length === 0 && code.length > 0 ? ends : null;
 }
 
+/** The manifest's tree text for each root's code (the builder's side of `rootCode`). */
+export function treeText(codes: ReadonlyMap<string, string>): string {
+  let text = "";
+  for (const [root, code] of codes) text += `;${root}=${code}`;
+  return text;
+}
+
+/** Every root of a manifest's tree text and its code, in order. */
+export function treeCodes(text: string): Map<string, string> {
+  const codes = new Map<string, string>();
+  for (const part of text.split(";").slice(1)) {
+    const [root = "", code = ""] = part.split("=");
+    codes.set(root, code);
+  }
+  return codes;
+}
+
+/** A root's code in the tree text, or undefined when the root is not listed (nothing within reach). */
+function rootCode(text: string, root: string): string | undefined {
+  const at = text.indexOf(`;${root}=`);
+  if (at < 0) return undefined;
+  const from = at + root.length + 2;
+  const end = text.indexOf(";", from);
+  return text.slice(from, end < 0 ? text.length : end);
+}
+
+interface Root {
+  code: string;
+  /** subtreeEnds(code); null when the code is malformed. */
+  ends: Int32Array | null;
+  /** The location of each leaf met so far, by its position in the code (made once, then reused). */
+  leaves: Map<number, TreeLocation>;
+}
+
 export class CellTree {
   readonly #manifest: IndexManifest;
-  readonly #ends = new Map<string, Int32Array | null>();
+  /** Roots met so far (a root not listed is remembered as null). */
+  readonly #roots = new Map<string, Root | null>();
 
   constructor(manifest: IndexManifest) {
     this.#manifest = manifest;
   }
 
+  #root(root: string): Root | null {
+    let found = this.#roots.get(root);
+    if (found === undefined) {
+      const code = rootCode(this.#manifest.tree, root);
+      found = code === undefined ? null : { code, ends: subtreeEnds(code), leaves: new Map() };
+      this.#roots.set(root, found);
+    }
+    return found;
+  }
+
   /** The leaf whose entry covers the fix, `empty` when no PSAP is within reach, `corrupt` if the tree is bad. */
   locate(lat: number, lon: number): TreeLocation {
-    const { root_resolution: r0, max_resolution: rMax, tree } = this.#manifest;
+    const { root_resolution: r0, max_resolution: rMax } = this.#manifest;
     const cell = latLngToCell(lat, lon, rMax);
-    const root = r0 === rMax ? cell : cellToParent(cell, r0);
-    const code = tree[root];
-    if (code === undefined) return { kind: "empty" };
-    let ends = this.#ends.get(root);
-    if (ends === undefined) {
-      ends = subtreeEnds(code);
-      this.#ends.set(root, ends);
-    }
-    if (ends === null) return { kind: "corrupt" };
+    const root = r0 === rMax ? cell : h3Parent(cell, r0);
+    const found = this.#root(root);
+    if (found === null) return EMPTY_LOCATION;
+    const { code, ends } = found;
+    if (ends === null) return CORRUPT_LOCATION;
+    const low = h3LowBits(cell);
     let pos = 0;
-    let digits = "";
     for (let res = r0; res <= rMax; res++) {
       const c = code.charCodeAt(pos);
-      if (c === LEAF) return { kind: "leaf", node: nodeName(root, digits) };
-      if (c === EMPTY) return { kind: "empty" };
-      if (res === rMax) return { kind: "corrupt" };
-      const digit = h3Digit(cell, res + 1);
-      if (digit >= TREE_ARITY) return { kind: "corrupt" };
+      if (c === LEAF) return found.leaves.get(pos) ?? this.#leaf(found, pos, root, low, res);
+      if (c === EMPTY) return EMPTY_LOCATION;
+      if (res === rMax) return CORRUPT_LOCATION;
+      const digit = digitOf(low, res + 1);
+      if (digit >= TREE_ARITY) return CORRUPT_LOCATION;
       let p = pos + 1;
       for (let k = 0; k < digit; k++) p = ends[p] as number;
-      if (p >= code.length) return { kind: "corrupt" };
+      if (p >= code.length) return CORRUPT_LOCATION;
       pos = p;
-      digits += digit;
     }
-    return { kind: "corrupt" };
+    return CORRUPT_LOCATION;
+  }
+
+  /** The location of the leaf at `pos`, reached at resolution `res`: named by the fix's digits below the root. */
+  #leaf(found: Root, pos: number, root: string, low: number, res: number): TreeLocation {
+    let digits = "";
+    for (let r = this.#manifest.root_resolution + 1; r <= res; r++) digits += digitOf(low, r);
+    const node = nodeName(root, digits);
+    const leaf: TreeLocation = Object.freeze({
+      kind: "leaf",
+      node,
+      key: entryKey(this.#manifest.version, node),
+    });
+    found.leaves.set(pos, leaf);
+    return leaf;
   }
 }

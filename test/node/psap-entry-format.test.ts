@@ -1,7 +1,9 @@
-// The stored entry (format.ts): a JSON header, then every area's encoded rings back to back, read in
+// The stored index (format.ts). An entry: a JSON header, then every area's encoded rings back to back, read in
 // place. What the builder writes reads back identically; anything it would not write is refused as a
-// corrupt entry (a failure of ours, never "no PSAP nearby").
+// corrupt entry (a failure of ours, never "no PSAP nearby"). The pointer's tree: one text, each root's
+// code found in it.
 import fc from "fast-check";
+import { cellToParent, latLngToCell } from "h3-js";
 import { describe, expect, it } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
@@ -9,9 +11,13 @@ import {
   type AreaDraft,
   type EntryDraft,
   encodeEntry,
+  entryKey,
+  FORMAT,
+  type IndexManifest,
   MalformedIndexError,
   type PsapTuple,
   parseEntry,
+  parseManifest,
 } from "../../src/psap/format.ts";
 import {
   decodeRings,
@@ -21,6 +27,7 @@ import {
   type Ring,
 } from "../../src/psap/geometry.ts";
 import { lookupPsaps, PsapLookupFailedError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { CellTree, h3Digit, h3Parent, nodeName, treeCodes, treeText } from "../../src/psap/tree.ts";
 import { psap as indexedPsap } from "../support/psap-fixtures.ts";
 
 const psap = (id: string, lat: number, lon: number): PsapTuple => [
@@ -156,5 +163,74 @@ describe("lookup over a corrupt ring section", () => {
     await expect(lookupPsaps(store, fix)).rejects.toBeInstanceOf(PsapLookupFailedError);
     for (const [key, value] of built.entries) store.data.set(key, value);
     expect((await lookupPsaps(store, fix)).psaps).toEqual(good.psaps);
+  });
+});
+
+describe("the pointer's tree text", () => {
+  const manifestWith = (tree: string): IndexManifest => ({
+    format: FORMAT,
+    version: "t",
+    data_version: "t",
+    created_at: "2026-11-25T00:00:00.000Z",
+    psaps: 1,
+    entries: 1,
+    top_n: 5,
+    max_distance_km: 500,
+    max_tolerance_km: 10,
+    root_resolution: 2,
+    max_resolution: 3,
+    tree,
+    previous: [],
+  });
+  const chicago = latLngToCell(41.88, -87.63, 2);
+  const digit = h3Digit(latLngToCell(41.88, -87.63, 3), 3);
+
+  it("lists each root once with its code and reads back every root's code", () => {
+    const codes = new Map([
+      [chicago, `S${"E".repeat(digit)}L${"E".repeat(6 - digit)}`],
+      [latLngToCell(21.3, -157.86, 2), "L"],
+    ]);
+    const text = treeText(codes);
+    expect(treeCodes(text)).toEqual(codes);
+    const tree = new CellTree(manifestWith(text));
+    const node = nodeName(chicago, String(digit));
+    expect(tree.locate(41.88, -87.63)).toEqual({ kind: "leaf", node, key: entryKey("t", node) });
+    // The same leaf's location is made once and reused.
+    expect(tree.locate(41.88, -87.63)).toBe(tree.locate(41.88, -87.63));
+    const honolulu = nodeName(latLngToCell(21.3, -157.86, 2), "");
+    expect(tree.locate(21.3, -157.86)).toEqual({
+      kind: "leaf",
+      node: honolulu,
+      key: entryKey("t", honolulu),
+    });
+    expect(tree.locate(48.85, 2.35)).toEqual({ kind: "empty" });
+  });
+
+  it("finds a root as h3's cellToParent does, at every resolution, from the cell's hex form", () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: -90, max: 90, noNaN: true }),
+        fc.double({ min: -180, max: 180, noNaN: true }),
+        fc.integer({ min: 0, max: 15 }),
+        fc.integer({ min: 0, max: 15 }),
+        (lat, lon, a, b) => {
+          const cell = latLngToCell(lat, lon, Math.max(a, b));
+          expect(h3Parent(cell, Math.min(a, b))).toBe(cellToParent(cell, Math.min(a, b)));
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it("says corrupt, not empty, for a root whose code is malformed, and refuses a tree that is not text", () => {
+    expect(new CellTree(manifestWith(treeText(new Map([[chicago, "SLL"]])))).locate(41.88, -87.63)).toEqual({
+      kind: "corrupt",
+    });
+    expect(new CellTree(manifestWith(treeText(new Map([[chicago, "X"]])))).locate(41.88, -87.63)).toEqual({
+      kind: "corrupt",
+    });
+    const text = JSON.stringify({ ...manifestWith(""), tree: { [chicago]: "L" } });
+    expect(parseManifest(text)).toBeNull();
+    expect(parseManifest(JSON.stringify(manifestWith(";x=L")))).not.toBeNull();
   });
 });

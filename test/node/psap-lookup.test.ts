@@ -9,7 +9,7 @@ import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import { entryKey, parseManifest } from "../../src/psap/format.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
 import { lookupPsaps, PsapIndexUnavailableError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
-import { nodeName, subtreeEnds } from "../../src/psap/tree.ts";
+import { nodeName, subtreeEnds, treeCodes } from "../../src/psap/tree.ts";
 import { psap } from "../support/psap-fixtures.ts";
 import { sameAsReference } from "../support/psap-oracle.ts";
 
@@ -306,7 +306,7 @@ describe("index layout", () => {
     expect(manifest).not.toBeNull();
     if (!manifest) return;
     const leaves: string[] = [];
-    for (const [root, code] of Object.entries(manifest.tree)) {
+    for (const [root, code] of treeCodes(manifest.tree)) {
       expect(subtreeEnds(code), `tree of ${root}`).not.toBeNull();
       // Walk the preorder code: each L is a leaf whose entry is named by the root and its digits.
       const walk = (at: number, digits: string): number => {
