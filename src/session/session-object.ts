@@ -173,7 +173,13 @@ export class SessionObject extends DurableObject<Env> {
     const admitted = this.#admit(caller, body, now, startsSos);
     if (!admitted.ok) return admitted;
     const starts = startsSos(admitted.record);
-    const record = this.#apply({ type: "trigger", at: now });
+    // The messages go before the write, which would hold them until stored: the patient's browser is
+    // asked for its fix at once. Should the write fail, the trigger fails and is retried.
+    let asked = 0;
+    const record = this.#apply({ type: "trigger", at: now }, (next) => {
+      if (starts) this.#broadcastState(next);
+      asked = this.#sockets.broadcast("patient", locationRequestMessage(next, now));
+    });
     if (!record) return failure(problem("not_in_sos", "This session cannot start an SOS."));
     this.#recordEvent("sos_triggered", caller.role, now, { repeat: !starts });
     this.#publish({
@@ -181,8 +187,7 @@ export class SessionObject extends DurableObject<Env> {
       at: now,
       data: { sos_started_at: iso(record.sos_started_at ?? now), repeat: !starts },
     });
-    if (starts) this.#broadcastState(record);
-    this.#requestLocation(record, now);
+    this.#locationRequested(asked, now);
     return success(
       {
         session_id: record.session_id,
@@ -366,10 +371,12 @@ export class SessionObject extends DurableObject<Env> {
     if (!this.#stillAsked(record, asked)) {
       return failure(notInSos("The SOS was cancelled while the location was being looked up."));
     }
-    this.#recordEvent("location_received", caller.role, now, {
-      accuracy_m: fix.accuracy === undefined ? null : Math.round(fix.accuracy),
-    });
+    const received = () =>
+      this.#recordEvent("location_received", caller.role, now, {
+        accuracy_m: fix.accuracy === undefined ? null : Math.round(fix.accuracy),
+      });
     const latest = asked.fix === this.#fixGeneration;
+    if (!lookup.ok || !latest) received();
     if (!lookup.ok) {
       // A failure of ours, never "no PSAP nearby": counselors hear it at once, the 30 s clock runs on.
       if (latest) {
@@ -383,7 +390,7 @@ export class SessionObject extends DurableObject<Env> {
     }
     const result = resultOf(lookup.found, at);
     // A newer fix is being looked up: its result is the one delivered.
-    if (latest) this.#deliver(record, location, result, at, false);
+    if (latest) this.#deliver(record, location, result, at, false, received);
     return success(result);
   }
 
@@ -402,15 +409,29 @@ export class SessionObject extends DurableObject<Env> {
     return record.state === "sos" && asked.sos === this.#sosGeneration;
   }
 
-  /** The fix and its PSAPs become the session's latest: recorded, published, and sent to every socket. */
+  /**
+   * The fix and its PSAPs become the session's latest: sent to every socket first (a write would hold
+   * the messages until it is stored), then stored, recorded (`beforeEvents` first) and published.
+   */
   #deliver(
     record: SessionRecord,
     location: ReportedLocation,
     result: PsapResultsBody,
     at: number,
     late: boolean,
+    beforeEvents?: () => void,
   ): void {
-    const located = this.#apply({ type: "located", at, location, result }) ?? record;
+    let sent = false;
+    const send = (located: SessionRecord) => {
+      sent = true;
+      for (const role of ["counselor", "patient"] as const) {
+        const message = psapResultsMessage(located, role);
+        if (message) this.#sockets.broadcast(role, message);
+      }
+    };
+    const located = this.#apply({ type: "located", at, location, result }, send) ?? record;
+    if (!sent) send(located);
+    beforeEvents?.();
     this.#recordEvent("psaps_delivered", "system", at, {
       result_id: result.result_id,
       psap_ids: result.psaps.map((psap) => psap.id),
@@ -418,10 +439,6 @@ export class SessionObject extends DurableObject<Env> {
       ...(late ? { after_lookup_failed: true } : {}),
     });
     this.#publish({ type: "session.psaps_delivered", at, data: psapsDeliveredData(result) });
-    for (const role of ["counselor", "patient"] as const) {
-      const message = psapResultsMessage(located, role);
-      if (message) this.#sockets.broadcast(role, message);
-    }
   }
 
   /** The session as stored, after running every deadline already due (an alarm may lag). */
@@ -458,12 +475,14 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /** Applies `event` through the state machine and stores the result; null (and nothing stored) when the state refuses it. */
-  #apply(event: SessionEvent): SessionRecord | null {
+  #apply(event: SessionEvent, beforeStoring?: (next: SessionRecord) => void): SessionRecord | null {
     const current = this.#record;
     const next = current && transition(current, event);
     if (!current || !next) return null;
-    if (next === current) return current;
     if (next.state !== current.state) this.#sosGeneration++;
+    if (next !== current) this.#record = next;
+    beforeStoring?.(next);
+    if (next === current) return current;
     this.#store(next);
     return next;
   }
@@ -489,8 +508,11 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   #requestLocation(record: SessionRecord, now: number): void {
-    const sent = this.#sockets.broadcast("patient", locationRequestMessage(record, now));
-    if (sent > 0) this.#recordEvent("location_requested", "system", now, { sockets: sent });
+    this.#locationRequested(this.#sockets.broadcast("patient", locationRequestMessage(record, now)), now);
+  }
+
+  #locationRequested(sockets: number, now: number): void {
+    if (sockets > 0) this.#recordEvent("location_requested", "system", now, { sockets });
   }
 
   /** The final state, then `session_ended`, then close 4000 (no SDK reconnects after it). */
