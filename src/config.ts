@@ -97,8 +97,9 @@ export const PSAP_LIMITS = {
   /** Decoded index entries one isolate keeps (least recently used dropped first)... */
   entryCacheMaxEntries: 2_048,
   /**
-   * ...and the most characters of entry JSON they may add up to (decoded, an entry takes about three
-   * times its text once its areas are decoded: this keeps the cache well inside a 128 MB isolate).
+   * ...and the most characters of entry text they may add up to (a cached entry keeps its text, whose
+   * ring section its rings are decoded from, its parsed header and the rings decoded so far: a few
+   * times its text at most, well inside a 128 MB isolate).
    */
   entryCacheMaxChars: 16 * 1024 * 1024,
 } as const;

@@ -84,12 +84,9 @@ export class MalformedRingError extends Error {
 
 /** Decodes the storage form; the index and the reference both decode, so both see identical doubles. */
 export function decodeRings(encoded: readonly string[]): AreaGeometry {
-  const rings: Float64Array[] = [];
-  for (const text of encoded) {
-    const ring = decodeRing(text, 0, text.length);
-    if (ring.length >= 6) rings.push(ring);
-  }
-  return assemble(rings);
+  const bounds = [0];
+  for (const ring of encoded) bounds.push((bounds[bounds.length - 1] as number) + ring.length);
+  return decodeRingsAt(encoded.join(""), 0, bounds);
 }
 
 /**
@@ -144,21 +141,21 @@ function decodeRing(text: string, from: number, to: number): Float64Array {
 }
 
 function assemble(rings: Float64Array[]): AreaGeometry {
+  const chunks = rings.map(chunkBoxes);
+  // The chunk boxes of a ring cover every vertex of it: their union is the area's box.
   let minLon = Number.POSITIVE_INFINITY;
   let maxLon = Number.NEGATIVE_INFINITY;
   let minLat = Number.POSITIVE_INFINITY;
   let maxLat = Number.NEGATIVE_INFINITY;
-  for (const ring of rings) {
-    for (let k = 0; k < ring.length; k += 2) {
-      const lon = ring[k] as number;
-      const lat = ring[k + 1] as number;
-      if (lon < minLon) minLon = lon;
-      if (lon > maxLon) maxLon = lon;
-      if (lat < minLat) minLat = lat;
-      if (lat > maxLat) maxLat = lat;
+  for (const boxes of chunks) {
+    for (let c = 0; c < boxes.length; c += 4) {
+      minLon = Math.min(minLon, boxes[c] as number);
+      maxLon = Math.max(maxLon, boxes[c + 1] as number);
+      minLat = Math.min(minLat, boxes[c + 2] as number);
+      maxLat = Math.max(maxLat, boxes[c + 3] as number);
     }
   }
-  return { rings, chunks: rings.map(chunkBoxes), refLon: rings[0]?.[0] ?? 0, minLon, maxLon, minLat, maxLat };
+  return { rings, chunks, refLon: rings[0]?.[0] ?? 0, minLon, maxLon, minLat, maxLat };
 }
 
 /** Edges per chunk of a ring (edge e runs from vertex e - 1 to vertex e, the first from the last vertex). */
