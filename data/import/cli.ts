@@ -8,7 +8,7 @@ import { buildIndex } from "../index/build.ts";
 import { ImportError } from "./errors.ts";
 import { type KvTarget, WranglerKvTarget } from "./kv.ts";
 import { prepareImport } from "./pipeline.ts";
-import { planVersions, publishIndex, readCurrentManifest } from "./publish.ts";
+import { planVersions, publishIndex, readCurrentManifest, readReplacedIndex } from "./publish.ts";
 import { formatReport } from "./report.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -75,7 +75,7 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
       dataVersion: o["data-version"] ?? (o.demo && files.length === 1 ? "demo" : undefined),
     });
     const now = new Date();
-    const current = o["dry-run"] ? null : await readCurrentManifest(target);
+    const current = o["dry-run"] ? null : await readReplacedIndex(target);
     const plan = planVersions(current, now);
     const built = buildIndex(prepared.dataset, { previous: plan.previous, now });
     const publish = o["dry-run"] ? null : await publishIndex(target, built, plan.toDelete);

@@ -1,6 +1,6 @@
 // KV layout of the PSAP index and the (de)serialisation of one entry, shared by the builder and the lookup.
 //
-//   psap:current                        -> IndexManifest (JSON): the pointer, written last by an import
+//   psap:current:<format>               -> IndexManifest (JSON): the pointer, written last by an import
 //   psap:v:<version>:<root>/<digits>    -> one leaf's entry (encodeEntry: a JSON header, then its rings)
 //   psap:v:<version>:catalogue          -> CatalogueIndex (JSON): the admin catalogue's parts
 //   psap:v:<version>:catalogue:<n>      -> CatalogueRecord[] (JSON), sorted by id
@@ -16,8 +16,15 @@ import type {
   PsapRecord,
 } from "../../sdk/src/protocol.ts";
 
-export const POINTER_KEY = "psap:current";
 export const FORMAT = 3;
+/**
+ * The pointer's key names its format, so that workers of the previous format keep reading their own
+ * pointer (and its entries, left in place) while an import of this format is written: import, then
+ * deploy, with no moment in which a worker finds a pointer it cannot read.
+ */
+export const POINTER_KEY = `psap:current:${FORMAT}`;
+/** Pointers of earlier formats: an import retires their version like any superseded one (publish.ts). */
+export const LEGACY_POINTER_KEYS: readonly string[] = ["psap:current"];
 
 /** A PSAP as stored: the delivered record without the per-lookup fields. */
 export type IndexedPsap = Omit<PsapRecord, "distance_km" | "match">;
