@@ -7,10 +7,14 @@
 import { latLngToCell } from "h3-js";
 import { entryKey, type IndexManifest } from "./format.ts";
 
-export type TreeLocation =
-  | { kind: "leaf"; node: string /** The leaf entry's KV key. */; key: string }
-  | { kind: "empty" }
-  | { kind: "corrupt" };
+/** A fix's leaf: the tree node's name and the KV key of its entry. */
+export interface LeafLocation {
+  kind: "leaf";
+  node: string;
+  key: string;
+}
+
+export type TreeLocation = LeafLocation | { kind: "empty" } | { kind: "corrupt" };
 
 const EMPTY_LOCATION: TreeLocation = Object.freeze({ kind: "empty" });
 const CORRUPT_LOCATION: TreeLocation = Object.freeze({ kind: "corrupt" });

@@ -507,10 +507,6 @@ export class SessionObject extends DurableObject<Env> {
     if (this.#record) this.#webhooks.publish(this.#record, draft);
   }
 
-  #requestLocation(record: SessionRecord, now: number): void {
-    this.#locationRequested(this.#sockets.broadcast("patient", locationRequestMessage(record, now)), now);
-  }
-
   #locationRequested(sockets: number, now: number): void {
     if (sockets > 0) this.#recordEvent("location_requested", "system", now, { sockets });
   }
