@@ -3,7 +3,7 @@
 // is returned, an area's rings are decoded (in place, from the entry's text) the first time a fix falls
 // within its bounding box, and an area is named only when it holds the fix. Decoding allocates little,
 // so a burst of cold lookups sets off few garbage collections.
-import { parseEntry } from "./format.ts";
+import { type AreaTuple, type PsapTuple, parseEntry } from "./format.ts";
 import { KM_PER_DEGREE } from "./geo.ts";
 import { QUANTUM } from "./geometry.ts";
 import type { AreaGrid, RankableEntry } from "./rank.ts";
@@ -23,7 +23,7 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
   const secondary = new Uint8Array(count);
   const jurisdiction = new Uint8Array(count);
   for (let i = 0; i < count; i++) {
-    const t = header.p[i] as (typeof header.p)[number];
+    const t = header.p[i] as PsapTuple;
     secondary[i] = t[2];
     jurisdiction[i] = t[8];
     latitude[i] = t[10];
@@ -32,7 +32,7 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
   const areas = header.a.length;
   const boxes = new Float64Array(areas * 4);
   for (let a = 0; a < areas; a++) {
-    const box = (header.a[a] as (typeof header.a)[number])[4];
+    const box = (header.a[a] as AreaTuple)[4];
     for (let k = 0; k < 4; k++) boxes[a * 4 + k] = (box[k] as number) / QUANTUM;
   }
   return {
@@ -90,10 +90,8 @@ function areaGrid(boxes: Float64Array, lon: number, toleranceKm: number): AreaGr
   if (areas === 0) {
     return { minLon: 0, maxLon: 0, minLat: 0, maxLat: 0, refLon: lon, starts, items: new Uint32Array(0) };
   }
-  const cx = (x: number) =>
-    Math.min(GRID - 1, Math.max(0, Math.floor(((x - minLon) / (maxLon - minLon || 1)) * GRID)));
-  const cy = (y: number) =>
-    Math.min(GRID - 1, Math.max(0, Math.floor(((y - minLat) / (maxLat - minLat || 1)) * GRID)));
+  const cx = (x: number) => gridStep(x, minLon, maxLon);
+  const cy = (y: number) => gridStep(y, minLat, maxLat);
   /** Calls `visit` for every cell area `a` can reach. */
   const cellsOf = (a: number, visit: (cell: number) => void) => {
     const x1 = cx(grown[a * 4 + 1] as number);
@@ -118,17 +116,14 @@ function areaGrid(boxes: Float64Array, lon: number, toleranceKm: number): AreaGr
   return { minLon, maxLon, minLat, maxLat, refLon: lon, starts, items };
 }
 
+/** Which of the grid's GRID steps between `min` and `max` holds `v` (clamped to the grid). */
+function gridStep(v: number, min: number, max: number): number {
+  return Math.min(GRID - 1, Math.max(0, Math.floor(((v - min) / (max - min || 1)) * GRID)));
+}
+
 /** The grid cell whose areas can reach a fix, or -1 when none can (the fix lies outside the grid). */
 export function gridCellOf(grid: AreaGrid, lat: number, lon: number): number {
   const x = lon - 360 * Math.round((lon - grid.refLon) / 360);
   if (x < grid.minLon || x > grid.maxLon || lat < grid.minLat || lat > grid.maxLat) return -1;
-  const gx = Math.min(
-    GRID - 1,
-    Math.max(0, Math.floor(((x - grid.minLon) / (grid.maxLon - grid.minLon || 1)) * GRID)),
-  );
-  const gy = Math.min(
-    GRID - 1,
-    Math.max(0, Math.floor(((lat - grid.minLat) / (grid.maxLat - grid.minLat || 1)) * GRID)),
-  );
-  return gy * GRID + gx;
+  return gridStep(lat, grid.minLat, grid.maxLat) * GRID + gridStep(x, grid.minLon, grid.maxLon);
 }

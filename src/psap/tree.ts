@@ -90,16 +90,6 @@ export function treeText(codes: ReadonlyMap<string, string>): string {
   return text;
 }
 
-/** Every root of a manifest's tree text and its code, in order. */
-export function treeCodes(text: string): Map<string, string> {
-  const codes = new Map<string, string>();
-  for (const part of text.split(";").slice(1)) {
-    const [root = "", code = ""] = part.split("=");
-    codes.set(root, code);
-  }
-  return codes;
-}
-
 /** A root's code in the tree text, or undefined when the root is not listed (nothing within reach). */
 function rootCode(text: string, root: string): string | undefined {
   const at = text.indexOf(`;${root}=`);

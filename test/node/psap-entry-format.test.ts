@@ -27,8 +27,9 @@ import {
   type Ring,
 } from "../../src/psap/geometry.ts";
 import { lookupPsaps, PsapLookupFailedError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
-import { CellTree, h3Digit, h3Parent, nodeName, treeCodes, treeText } from "../../src/psap/tree.ts";
+import { CellTree, h3Digit, h3Parent, nodeName, treeText } from "../../src/psap/tree.ts";
 import { psap as indexedPsap } from "../support/psap-fixtures.ts";
+import { treeCodes } from "../support/tree-codes.ts";
 
 const psap = (id: string, lat: number, lon: number): PsapTuple => [
   id,

@@ -9,9 +9,10 @@ import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import { entryKey, parseManifest } from "../../src/psap/format.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
 import { lookupPsaps, PsapIndexUnavailableError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
-import { nodeName, subtreeEnds, treeCodes } from "../../src/psap/tree.ts";
+import { nodeName, subtreeEnds } from "../../src/psap/tree.ts";
 import { psap } from "../support/psap-fixtures.ts";
 import { sameAsReference } from "../support/psap-oracle.ts";
+import { treeCodes } from "../support/tree-codes.ts";
 
 const wrapLon = (lon: number) => ((((lon + 180) % 360) + 360) % 360) - 180;
 const clampLat = (lat: number) => Math.max(-90, Math.min(90, lat));
