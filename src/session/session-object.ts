@@ -174,11 +174,14 @@ export class SessionObject extends DurableObject<Env> {
     if (!admitted.ok) return admitted;
     const starts = startsSos(admitted.record);
     // The messages go before the write, which would hold them until stored: the patient's browser is
-    // asked for its fix at once. Should the write fail, the trigger fails and is retried.
+    // asked for its fix at once. Should the write fail, the trigger fails and is retried. The request
+    // is the patient socket's first message: a socket writes one message per turn, and locally the
+    // commit (with its disk sync) runs between the first and the second, so a session_state sent first
+    // held the request back by that sync (about 2 ms, traced). The SDK needs no order between the two.
     let asked = 0;
     const record = this.#apply({ type: "trigger", at: now }, (next) => {
-      if (starts) this.#broadcastState(next);
       asked = this.#sockets.broadcast("patient", locationRequestMessage(next, now));
+      if (starts) this.#broadcastState(next);
     });
     if (!record) return failure(problem("not_in_sos", "This session cannot start an SOS."));
     this.#recordEvent("sos_triggered", caller.role, now, { repeat: !starts });

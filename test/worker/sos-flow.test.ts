@@ -106,6 +106,20 @@ describe("the SOS flow", () => {
     await patient.waitFor("location_request", 2);
   });
 
+  it("asks the patient's socket for its fix first, before the new session_state", async () => {
+    const { session, patient, counselor } = await liveSession();
+    await asCounselor(session, "/sos");
+    await patient.waitFor("session_state", 2);
+    await patient.waitFor("location_request");
+    await counselor.waitFor("session_state", 2);
+    expect(patient.received.map((m) => m.type)).toEqual([
+      "session_state",
+      "location_request",
+      "session_state",
+    ]);
+    expect(patient.all("session_state")[1]?.state).toBe("sos");
+  });
+
   it("gives a patient who connects after the trigger the location request", async () => {
     const platform = await newPlatform();
     const session = await newSession(platform);
