@@ -2,6 +2,9 @@
 // data, as a Workers isolate holds only the index entries it read. The parent process keeps the whole
 // data set (for the brute-force reference); timed in the parent, every contender would also pay for
 // collecting that heap, which has nothing to do with any of them.
+//
+// An isolate stays open while the parent asks it, slice by slice, for hot timings: the parent
+// alternates the contenders slice by slice, so both are timed at the same moments of the machine.
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import type { PsapRecord } from "../sdk/src/protocol.ts";
 import { BenchKvStore, type KvRead } from "./kv-store.ts";
@@ -17,7 +20,8 @@ export interface OursJob {
   cache: { entries: number; size: number };
 }
 
-export interface OursResult {
+/** What our isolate reports once open: the cold pass, and the groups of points whose entries fit the cache together. */
+export interface OursCold {
   cold: number[];
   coldCpu: number[];
   coldStore: number[];
@@ -25,13 +29,7 @@ export interface OursResult {
   bytesRead: number[];
   readsOf: KvRead[][];
   answers: PsapRecord[][];
-  hot: number[];
-  /** Microseconds per point index, for the points whose hot call read nothing. */
-  hotByPoint: [number, number][];
-  dropped: number;
-  chunks: number;
-  /** Points whose hot answer differed from their cold one. */
-  hotDiffers: number[];
+  chunks: number[][];
 }
 
 export interface KdJob {
@@ -42,14 +40,27 @@ export interface KdJob {
   warmup: QueryPoint[];
 }
 
-export interface KdResult {
-  times: number[];
-  ids: number[][];
+/** One slice timed hot: microseconds per point index (points whose call read from the store are left out). */
+export interface HotSlice {
+  times: [number, number][];
+  /** Points left out because their call read from the store (ours only). */
+  dropped: number;
+  /** Points whose hot answer differed from their cold one (ours only). */
+  differs: number[];
+  /** The answer's PSAP indexes per point (geokdbush only). */
+  ids: [number, number[]][];
 }
 
 const collect = () => (globalThis as { gc?: () => void }).gc?.();
 
-async function runOurs(job: OursJob): Promise<OursResult> {
+/** A contender inside its isolate: made ready once, then asked for hot slices. */
+interface Contender<Ready> {
+  ready: Ready;
+  /** Runs every point of the slice once untimed (its data in memory, as hot means), then times each once. */
+  hot(indexes: readonly number[]): Promise<HotSlice>;
+}
+
+async function openOurs(job: OursJob): Promise<Contender<OursCold>> {
   const store = new BenchKvStore(new Map(job.entries));
   // Cold: a fresh isolate for every point (the pointer and the entry read through the store).
   for (const q of job.warmup) {
@@ -57,7 +68,7 @@ async function runOurs(job: OursJob): Promise<OursResult> {
     await ourLookup(store, q);
   }
   collect();
-  const r: OursResult = {
+  const r: OursCold = {
     cold: [],
     coldCpu: [],
     coldStore: [],
@@ -65,11 +76,7 @@ async function runOurs(job: OursJob): Promise<OursResult> {
     bytesRead: [],
     readsOf: [],
     answers: [],
-    hot: [],
-    hotByPoint: [],
-    dropped: 0,
-    chunks: 0,
-    hotDiffers: [],
+    chunks: [],
   };
   let storeBefore = 0;
   r.cold = await timeEach(
@@ -91,8 +98,7 @@ async function runOurs(job: OursJob): Promise<OursResult> {
       r.readsOf[i] = log;
     },
   );
-  // Hot: warm a group of points (their entries fit the cache together), then time each once.
-  const chunks = cacheChunks(
+  r.chunks = cacheChunks(
     r.readsOf.map((reads) => reads.map((x) => x.key)),
     (key) => {
       const v = store.value(key);
@@ -100,65 +106,118 @@ async function runOurs(job: OursJob): Promise<OursResult> {
     },
     { entries: job.cache.entries - 1, size: job.cache.size },
   );
-  r.chunks = chunks.length;
   forgetOurCaches();
   for (const q of job.warmup) await ourLookup(store, q);
   collect();
-  for (const chunk of chunks) {
-    for (const i of chunk) await ourLookup(store, job.points[i] as QueryPoint);
-    const chunkPoints = chunk.map((i) => job.points[i] as QueryPoint);
-    let readsBefore = 0;
-    await timeEach(
-      chunkPoints,
-      (q) => {
-        readsBefore = store.reads;
-        return ourLookup(store, q);
-      },
-      (j, answer, us) => {
-        const i = chunk[j] as number;
-        if (store.reads !== readsBefore) r.dropped++;
-        else {
-          r.hot.push(us);
-          r.hotByPoint.push([i, us]);
-        }
-        if (JSON.stringify(answer) !== JSON.stringify(r.answers[i])) r.hotDiffers.push(i);
-      },
-    );
-  }
-  forgetOurCaches();
-  return r;
+  return {
+    ready: r,
+    async hot(indexes) {
+      const slice: HotSlice = { times: [], dropped: 0, differs: [], ids: [] };
+      for (const i of indexes) await ourLookup(store, job.points[i] as QueryPoint);
+      let readsBefore = 0;
+      await timeEach(
+        indexes.map((i) => job.points[i] as QueryPoint),
+        (q) => {
+          readsBefore = store.reads;
+          return ourLookup(store, q);
+        },
+        (j, answer, us) => {
+          const i = indexes[j] as number;
+          if (store.reads !== readsBefore) slice.dropped++;
+          else slice.times.push([i, us]);
+          if (JSON.stringify(answer) !== JSON.stringify(r.answers[i])) slice.differs.push(i);
+        },
+      );
+      return slice;
+    },
+  };
 }
 
-async function runKd(job: KdJob): Promise<KdResult> {
+function openKd(job: KdJob): Contender<Record<string, never>> {
   const kd = kdNearestOf(job.coordinates);
   for (const q of job.warmup) kd(q);
   collect();
-  const ids: number[][] = [];
-  const times = await timeEach(job.points, kd, (i, answer) => {
-    ids[i] = answer;
-  });
-  return { times, ids };
+  return {
+    ready: {},
+    async hot(indexes) {
+      const slice: HotSlice = { times: [], dropped: 0, differs: [], ids: [] };
+      const points = indexes.map((i) => job.points[i] as QueryPoint);
+      for (const q of points) kd(q);
+      await timeEach(points, kd, (j, answer, us) => {
+        const i = indexes[j] as number;
+        slice.times.push([i, us]);
+        slice.ids.push([i, answer]);
+      });
+      return slice;
+    },
+  };
 }
 
-/** Runs a job in a fresh worker thread and resolves with its result. */
-export function inIsolate(job: OursJob): Promise<OursResult>;
-export function inIsolate(job: KdJob): Promise<KdResult>;
-export function inIsolate(job: OursJob | KdJob): Promise<OursResult | KdResult> {
-  return new Promise((resolve, reject) => {
-    const worker = new Worker(new URL(import.meta.url), { workerData: job });
-    worker.once("message", (result: OursResult | KdResult) => {
-      resolve(result);
-      void worker.terminate();
+/** The parent's handle on an open isolate. */
+export interface LookupIsolate<Ready> {
+  ready: Ready;
+  hot(indexes: readonly number[]): Promise<HotSlice>;
+  close(): Promise<void>;
+}
+
+type FromIsolate = { ready: unknown } | { slice: HotSlice } | { failed: string };
+
+/** Opens a contender in a fresh worker thread; resolves once it is ready (ours: after its cold pass). */
+export function openIsolate(job: OursJob): Promise<LookupIsolate<OursCold>>;
+export function openIsolate(job: KdJob): Promise<LookupIsolate<Record<string, never>>>;
+export function openIsolate(job: OursJob | KdJob): Promise<LookupIsolate<unknown>> {
+  const worker = new Worker(new URL(import.meta.url), { workerData: job });
+  // One request at a time: each answer settles the request waiting for it.
+  let waiting: { resolve(m: FromIsolate): void; reject(e: Error): void } | null = null;
+  const next = () =>
+    new Promise<FromIsolate>((resolve, reject) => {
+      waiting = { resolve, reject };
     });
-    worker.once("error", reject);
-    worker.once("exit", (code) => {
-      if (code !== 0) reject(new Error(`lookup isolate exited with ${code}`));
-    });
+  const fail = (error: Error) => {
+    const w = waiting;
+    waiting = null;
+    w?.reject(error);
+  };
+  worker.on("message", (m: FromIsolate) => {
+    const w = waiting;
+    waiting = null;
+    if ("failed" in m) w?.reject(new Error(`lookup isolate failed: ${m.failed}`));
+    else w?.resolve(m);
+  });
+  worker.once("error", fail);
+  worker.once("exit", (code) => fail(new Error(`lookup isolate exited with ${code}`)));
+  return next().then((first) => {
+    if (!("ready" in first)) throw new Error("lookup isolate did not report ready");
+    return {
+      ready: first.ready,
+      async hot(indexes) {
+        const answer = next();
+        worker.postMessage({ hot: [...indexes] });
+        const m = await answer;
+        if (!("slice" in m)) throw new Error("lookup isolate answered no slice");
+        return m.slice;
+      },
+      async close() {
+        worker.removeAllListeners("exit");
+        await worker.terminate();
+      },
+    };
   });
 }
 
 if (!isMainThread && parentPort) {
+  const port = parentPort;
   const job = workerData as OursJob | KdJob;
-  const result = job.kind === "ours" ? await runOurs(job) : await runKd(job);
-  parentPort.postMessage(result);
+  try {
+    const contender: Contender<unknown> = job.kind === "ours" ? await openOurs(job) : openKd(job);
+    port.on("message", (m: { hot: number[] }) => {
+      contender.hot(m.hot).then(
+        (slice) => port.postMessage({ slice } satisfies FromIsolate),
+        (error: unknown) => port.postMessage({ failed: String(error) } satisfies FromIsolate),
+      );
+    });
+    port.postMessage({ ready: contender.ready } satisfies FromIsolate);
+  } catch (error) {
+    port.postMessage({ failed: String(error) } satisfies FromIsolate);
+  }
 }

@@ -1,11 +1,12 @@
 // Lookup benchmark, every contender timed alike: the same seeded points, each point timed once, by
 // the same loop (`timeEach`). Hot: its data already in memory (ours: every entry the points need
-// cached; geokdbush: its index built; brute force: the data set in memory). Cold (ours): a fresh
-// isolate, the entry read through the store and parsed, CPU time apart from the store's time.
-// Ours and geokdbush each run in a worker thread holding only their own data (lookup-isolate.ts), as
-// a Workers isolate would; the brute force needs the whole data set and runs in the main thread.
-// Answers are checked while timed: ours against brute force record for record (hot and cold),
-// geokdbush's five distances against a plain scan.
+// cached; geokdbush: its index built; brute force: the data set in memory), and for ours and
+// geokdbush alike, the points of a slice run once untimed before each of them is timed once. Cold
+// (ours): a fresh isolate, the entry read through the store and parsed, CPU time apart from the
+// store's time. Ours and geokdbush each run in a worker thread holding only their own data
+// (lookup-isolate.ts), as a Workers isolate would, and take turns slice by slice; the brute force
+// needs the whole data set and runs in the main thread. Answers are checked while timed: ours against
+// brute force record for record (hot and cold), geokdbush's five distances against a plain scan.
 import { isDeepStrictEqual } from "node:util";
 import { type KvRead, valueBytes } from "./kv-store.ts";
 import {
@@ -17,11 +18,11 @@ import {
   referenceLookup,
   sameDistances,
 } from "./lookup-contenders.ts";
-import { inIsolate } from "./lookup-isolate.ts";
+import { type LookupIsolate, openIsolate } from "./lookup-isolate.ts";
 import type { LookupRow } from "./results.ts";
 import { percentiles, round } from "./stats.ts";
 import { type QueryPoint, queryPoints } from "./synthetic.ts";
-import { timeEach } from "./timing.ts";
+import { hotSlices, timeEach } from "./timing.ts";
 
 export interface LookupPlan {
   dataset: LookupRow["dataset"];
@@ -53,6 +54,8 @@ export interface LookupDetail {
   hot_samples: number;
   hot_dropped: number;
   hot_chunks: number;
+  /** Slices timed hot, the contenders taking turns (each within one group of `hot_chunks`). */
+  hot_slices: number;
   ours_on_brute_points_us_p50: number;
   cold_us_p50: number;
   cold_us_p99: number;
@@ -69,9 +72,11 @@ export interface LookupDetail {
   mismatches: string[];
 }
 
-export { cacheChunks, timeEach } from "./timing.ts";
+export { cacheChunks, hotSlices, timeEach } from "./timing.ts";
 
 const WARMUP = 200;
+/** Points per hot slice: small enough that the contenders take many turns. */
+const SLICE_POINTS = 100;
 const now = () => performance.now();
 /** Collects garbage between passes when Node runs with --expose-gc (run.ts does), so no pass pays for another's. */
 const collect = () => (globalThis as { gc?: () => void }).gc?.();
@@ -119,31 +124,61 @@ export async function benchLookup(
   log(`  ${plan.dataset}: index built in ${buildS.toFixed(1)} s, ${index.entries.size} KV entries`);
   const reference = referenceLookup(dataset);
 
-  // Ours, cold then hot, in an isolate of its own that holds only the index entries.
-  const ours = await inIsolate({
+  // Ours (index entries only) and geokdbush (coordinates only), each in an isolate of its own. Ours
+  // makes its cold pass as it opens; then both are timed hot slice by slice, taking turns (the first
+  // of each slice alternates), so neither meets a quieter or busier moment of the machine than the other.
+  const ours = await openIsolate({
     kind: "ours",
     entries: [...index.entries],
     points,
     warmup,
     cache: index.cache,
   });
-  const coldAnswers = ours.answers;
-  const { cold, coldCpu, coldStore, reads, bytesRead, readsOf, hot, dropped } = ours;
-  const hotByPoint = new Map(ours.hotByPoint);
-  for (const i of ours.hotDiffers) mismatch(`point ${i}: hot answer differs from cold`);
-  log(`  ${plan.dataset}: cold and hot passes done (${ours.chunks} groups)`);
-
-  // geokdbush: its index built in an isolate of its own that holds only the PSAPs' coordinates.
   t = now();
   const coordinates = new Float64Array(dataset.psaps.length * 2);
   dataset.psaps.forEach((q, i) => {
     coordinates[2 * i] = q.longitude;
     coordinates[2 * i + 1] = q.latitude;
   });
-  const kdResult = await inIsolate({ kind: "geokdbush", coordinates, points, warmup });
+  let kd: LookupIsolate<unknown>;
+  try {
+    kd = await openIsolate({ kind: "geokdbush", coordinates, points, warmup });
+  } catch (error) {
+    await ours.close();
+    throw error;
+  }
   const kdBuildS = (now() - t) / 1000;
-  const geo = kdResult.times;
-  const geoIds = kdResult.ids;
+  const { cold, coldCpu, coldStore, reads, bytesRead, readsOf, answers: coldAnswers, chunks } = ours.ready;
+  const hot: number[] = [];
+  const hotByPoint = new Map<number, number>();
+  const geo: number[] = [];
+  const geoIds: number[][] = [];
+  let dropped = 0;
+  const slices = hotSlices(chunks, SLICE_POINTS);
+  try {
+    for (const [k, slice] of slices.entries()) {
+      const turns = k % 2 === 0 ? [ours, kd] : [kd, ours];
+      for (const contender of turns) {
+        const timed = await contender.hot(slice);
+        if (contender === ours) {
+          dropped += timed.dropped;
+          for (const [i, us] of timed.times) {
+            hot.push(us);
+            hotByPoint.set(i, us);
+          }
+          for (const i of timed.differs) mismatch(`point ${i}: hot answer differs from cold`);
+        } else {
+          for (const [, us] of timed.times) geo.push(us);
+          for (const [i, ids] of timed.ids) geoIds[i] = ids;
+        }
+      }
+    }
+  } finally {
+    await Promise.all([ours.close(), kd.close()]);
+  }
+  log(
+    `  ${plan.dataset}: cold pass done; hot passes done in ${slices.length} slices, contenders taking turns`,
+  );
 
   // Brute force: the reference ranking over the whole set (the very answer ours must give), and
   // the plain k-nearest scan; both checked against the others.
@@ -213,7 +248,8 @@ export async function benchLookup(
     warmup_queries: warmup.length,
     hot_samples: hot.length,
     hot_dropped: dropped,
-    hot_chunks: ours.chunks,
+    hot_chunks: chunks.length,
+    hot_slices: slices.length,
     ours_on_brute_points_us_p50: round(p(oursOnBrute)[50], 2),
     cold_us_p50: round(coldP?.[50] ?? Number.NaN, 1),
     cold_us_p99: round(coldP?.[99] ?? Number.NaN, 1),

@@ -56,3 +56,16 @@ export function cacheChunks(
   if (current.length > 0) chunks.push(current);
   return chunks;
 }
+
+/**
+ * Cuts each group into slices of at most `size` points, in order: the unit the contenders take turns
+ * on. A slice lies within one group, so its entries fit the cache together.
+ */
+export function hotSlices(groups: readonly (readonly number[])[], size: number): number[][] {
+  const slices: number[][] = [];
+  const step = Math.max(1, Math.floor(size));
+  for (const group of groups) {
+    for (let k = 0; k < group.length; k += step) slices.push(group.slice(k, k + step));
+  }
+  return slices;
+}

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { experimental_readRawConfig } from "wrangler";
 import { FLOOR_BINDING, FLOOR_ENTRY, floorConfig } from "../../bench/floor/config.ts";
 import { checkGoals } from "../../bench/goals.ts";
-import { benchLookup, cacheChunks, spread, timeEach } from "../../bench/lookup.ts";
+import { benchLookup, cacheChunks, hotSlices, spread, timeEach } from "../../bench/lookup.ts";
 import { haversineKm, plainNearestKm, sameDistances } from "../../bench/lookup-contenders.ts";
 import { plans } from "../../bench/plans.ts";
 import { gaussian, seededRandom, weightedPicker } from "../../bench/random.ts";
@@ -139,6 +139,16 @@ describe("lookup benchmark", () => {
     expect(bySize.flat()).toEqual([0, 1, 2, 3, 4, 5]);
   });
 
+  it("cuts the groups into slices for the contenders' turns: in order, each within one group, none empty", () => {
+    const groups = [[0, 1, 2, 3, 4], [5], [6, 7, 8]];
+    const slices = hotSlices(groups, 2);
+    expect(slices).toEqual([[0, 1], [2, 3], [4], [5], [6, 7], [8]]);
+    expect(hotSlices(groups, 100)).toEqual(groups);
+    expect(hotSlices([], 2)).toEqual([]);
+    // A size below one still moves on (one point per slice), never loops.
+    expect(hotSlices([[0, 1]], 0)).toEqual([[0], [1]]);
+  });
+
   it("finds ours, geokdbush and brute force in agreement on a small set, hot and cold, with at most 2 KV reads", async () => {
     const set = syntheticDataset({ n: 1_500, seed: 11 });
     const { row, detail, kv, points } = await benchLookup(set, {
@@ -154,6 +164,9 @@ describe("lookup benchmark", () => {
     // Hot means no KV read inside a timed call: every sample kept.
     expect(detail.hot_samples).toBe(300);
     expect(detail.hot_dropped).toBe(0);
+    // 300 points in slices of at most 100: the contenders took at least three turns each.
+    expect(detail.hot_slices).toBeGreaterThanOrEqual(3);
+    expect(detail.hot_slices).toBeGreaterThanOrEqual(detail.hot_chunks);
     expect(row.n).toBe(1_500);
     expect(row.kv_reads_p99).toBeLessThanOrEqual(2);
     expect(row.kv_reads_p50).toBe(2);
