@@ -167,13 +167,17 @@ export function openIsolate(job: OursJob): Promise<LookupIsolate<OursCold>>;
 export function openIsolate(job: KdJob): Promise<LookupIsolate<Record<string, never>>>;
 export function openIsolate(job: OursJob | KdJob): Promise<LookupIsolate<unknown>> {
   const worker = new Worker(new URL(import.meta.url), { workerData: job });
-  // One request at a time: each answer settles the request waiting for it.
+  // One request at a time: each answer settles the request waiting for it. Once the worker has
+  // failed or gone, every later request fails at once instead of waiting forever.
   let waiting: { resolve(m: FromIsolate): void; reject(e: Error): void } | null = null;
+  let broken: Error | null = null;
   const next = () =>
     new Promise<FromIsolate>((resolve, reject) => {
-      waiting = { resolve, reject };
+      if (broken) reject(broken);
+      else waiting = { resolve, reject };
     });
   const fail = (error: Error) => {
+    broken ??= error;
     const w = waiting;
     waiting = null;
     w?.reject(error);
@@ -184,7 +188,7 @@ export function openIsolate(job: OursJob | KdJob): Promise<LookupIsolate<unknown
     if ("failed" in m) w?.reject(new Error(`lookup isolate failed: ${m.failed}`));
     else w?.resolve(m);
   });
-  worker.once("error", fail);
+  worker.on("error", fail);
   worker.once("exit", (code) => fail(new Error(`lookup isolate exited with ${code}`)));
   return next().then((first) => {
     if (!("ready" in first)) throw new Error("lookup isolate did not report ready");
@@ -198,7 +202,7 @@ export function openIsolate(job: OursJob | KdJob): Promise<LookupIsolate<unknown
         return m.slice;
       },
       async close() {
-        worker.removeAllListeners("exit");
+        fail(new Error("lookup isolate closed"));
         await worker.terminate();
       },
     };

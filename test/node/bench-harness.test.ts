@@ -8,6 +8,7 @@ import { FLOOR_BINDING, FLOOR_ENTRY, floorConfig } from "../../bench/floor/confi
 import { checkGoals } from "../../bench/goals.ts";
 import { benchLookup, cacheChunks, hotSlices, spread, timeEach } from "../../bench/lookup.ts";
 import { haversineKm, plainNearestKm, sameDistances } from "../../bench/lookup-contenders.ts";
+import { openIsolate } from "../../bench/lookup-isolate.ts";
 import { plans } from "../../bench/plans.ts";
 import { gaussian, seededRandom, weightedPicker } from "../../bench/random.ts";
 import { type BenchResults, resultsShapeProblems } from "../../bench/results.ts";
@@ -187,6 +188,20 @@ describe("lookup benchmark", () => {
     // The KV sample holds every value its points read, to replay them on wrangler dev.
     expect(kv.points).toHaveLength(20);
     for (const r of kv.points.flat()) expect(kv.values.has(r.key)).toBe(true);
+  });
+
+  it("keeps an isolate open for slice after slice, and refuses at once once it is closed", async () => {
+    const set = syntheticDataset({ n: 200, seed: 13 });
+    const coordinates = new Float64Array(set.psaps.flatMap((p) => [p.longitude, p.latitude]));
+    const points = queryPoints(6, 13);
+    const kd = await openIsolate({ kind: "geokdbush", coordinates, points, warmup: points });
+    const first = await kd.hot([0, 1, 2]);
+    const second = await kd.hot([3, 4, 5]);
+    expect(first.times.map(([i]) => i)).toEqual([0, 1, 2]);
+    expect(second.ids.map(([i]) => i)).toEqual([3, 4, 5]);
+    for (const [, ids] of second.ids) expect(ids).toHaveLength(5);
+    await kd.close();
+    await expect(kd.hot([0])).rejects.toThrow(/closed/);
   });
 
   it("would notice a wrong nearest list", () => {
