@@ -282,8 +282,15 @@ async function main(): Promise<number> {
         detail.e2e = r.detail;
         info.solo = {
           sos_ms_p50: r.detail.solo_ms_p50,
+          sos_again_ms_p50: r.detail.solo_again_ms_p50,
           floor_ms_p50: r.detail.solo_floor_ms_p50,
           trivial_ms_p50: r.detail.idle_trivial_rtt_ms_p50,
+        };
+        info.fixes = {
+          first_loops: r.detail.first_fix_loops,
+          first_ms_p50: r.detail.first_fix_ms_p50,
+          later_loops: r.detail.later_fix_loops,
+          later_ms_p50: r.detail.later_fix_ms_p50,
         };
         log(`  e2e: ${JSON.stringify(r.result)}`);
       }

@@ -88,6 +88,25 @@ describe("README Performance section", () => {
     expect(good).toContain("Checks in this run: every answer agreed.");
   });
 
+  it("tells the SOS loops that read their fix's entry from KV from those that found it cached", () => {
+    const markdown = performanceMarkdown(SAMPLE, [], {
+      fixes: { first_loops: 70, first_ms_p50: 23.4, later_loops: 130, later_ms_p50: 19.1 },
+      solo: { sos_ms_p50: 16, sos_again_ms_p50: 12.5, floor_ms_p50: 10.1, trivial_ms_p50: 6.6 },
+    });
+    expect(markdown).toContain(
+      "70 were the first on the server with their fix: p50 23.4 ms; the other 130: p50 19.1 ms",
+    );
+    expect(markdown).toContain(
+      "SOS loop p50 16 ms, each fix's first loop (the same loops again, the entry cached: 12.5 ms)",
+    );
+    // A detail file from before the split says nothing about it.
+    const older = performanceMarkdown(SAMPLE, [], {
+      solo: { sos_ms_p50: 16, floor_ms_p50: 10.1, trivial_ms_p50: 6.6 },
+    });
+    expect(older).not.toContain("first on the server with their fix");
+    expect(older).not.toContain("the same loops again");
+  });
+
   it("shows each figure's spread and each goal's record over the kept runs", () => {
     const dir = tempDir();
     const a = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 18 } }, "2026-11-22T01:00:00.000Z");

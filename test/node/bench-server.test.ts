@@ -77,6 +77,10 @@ describe("the bench against wrangler dev", () => {
     expect(detail.failed + detail.floor_failed).toBe(0);
     expect(detail.loops).toBe(4);
     expect(detail.floor_loops).toBe(4);
+    // Sessions 0 and 1 ran alone first (twice each): their fixes are used; sessions 2 and 3 bring new ones.
+    expect(detail).toMatchObject({ first_fix_loops: 2, later_fix_loops: 2 });
+    for (const k of ["first_fix_ms_p50", "later_fix_ms_p50", "solo_ms_p50", "solo_again_ms_p50"] as const)
+      expect(detail[k]).toBeGreaterThan(0);
     expect(result.lost_messages).toBe(0);
     expect(detail.floor_lost_messages).toBe(0);
     for (const k of [
