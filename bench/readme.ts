@@ -270,13 +270,17 @@ export function performanceMarkdown(
     ...(info.fixes
       ? [
           "",
-          `The first SOS loop with a fix reads that fix's PSAP entry from KV (the isolate has not read it yet); a later loop with the same fix finds it cached. Of the latest run's concurrent SOS loops, ${num(info.fixes.first_loops, 0)} were the first on the server with their fix: p50 ${auto(info.fixes.first_ms_p50)} ms; the other ${num(info.fixes.later_loops, 0)}: p50 ${auto(info.fixes.later_ms_p50)} ms. The table's figures take both as they came.`,
+          `The first SOS loop with a fix on this server reads the fix's PSAP entry from KV; the isolate keeps it, so a later loop with the same fix does not. ${
+            info.fixes.first_loops > 0
+              ? `Of the latest run's concurrent SOS loops, ${num(info.fixes.first_loops, 0)} were the first with their fix (all in the first round): p50 ${auto(info.fixes.first_ms_p50)} ms; the other ${num(info.fixes.later_loops, 0)}: p50 ${auto(info.fixes.later_ms_p50)} ms. The table takes every loop as it came.`
+              : "In the latest run every concurrent SOS loop's fix had been used before (by the loops alone): each found its entry cached."
+          }`,
         ]
       : []),
     ...(info.solo
       ? [
           "",
-          `One loop at a time, nothing else running: SOS loop p50 ${auto(info.solo.sos_ms_p50)} ms, each fix's first loop${info.solo.sos_again_ms_p50 === undefined ? "" : ` (the same loops again, the entry cached: ${auto(info.solo.sos_again_ms_p50)} ms)`}; floor p50 ${auto(info.solo.floor_ms_p50)} ms; trivial GET p50 ${auto(info.solo.trivial_ms_p50)} ms.`,
+          `One loop at a time, nothing else running: SOS loop p50 ${auto(info.solo.sos_ms_p50)} ms, each the first with its fix${info.solo.sos_again_ms_p50 === undefined ? "" : ` (the same sessions again right after, the entry cached: ${auto(info.solo.sos_again_ms_p50)} ms)`}; floor p50 ${auto(info.solo.floor_ms_p50)} ms; trivial GET p50 ${auto(info.solo.trivial_ms_p50)} ms.`,
         ]
       : []),
     "",

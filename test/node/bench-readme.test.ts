@@ -94,17 +94,23 @@ describe("README Performance section", () => {
       solo: { sos_ms_p50: 16, sos_again_ms_p50: 12.5, floor_ms_p50: 10.1, trivial_ms_p50: 6.6 },
     });
     expect(markdown).toContain(
-      "70 were the first on the server with their fix: p50 23.4 ms; the other 130: p50 19.1 ms",
+      "70 were the first with their fix (all in the first round): p50 23.4 ms; the other 130: p50 19.1 ms",
     );
     expect(markdown).toContain(
-      "SOS loop p50 16 ms, each fix's first loop (the same loops again, the entry cached: 12.5 ms)",
+      "SOS loop p50 16 ms, each the first with its fix (the same sessions again right after, the entry cached: 12.5 ms)",
     );
+    // The full plan runs every session alone first: no concurrent loop is the first with its fix.
+    const allUsed = performanceMarkdown(SAMPLE, [], {
+      fixes: { first_loops: 0, first_ms_p50: Number.NaN, later_loops: 500, later_ms_p50: 19.1 },
+    });
+    expect(allUsed).toContain("every concurrent SOS loop's fix had been used before (by the loops alone)");
+    expect(allUsed).not.toContain("n/a");
     // A detail file from before the split says nothing about it.
     const older = performanceMarkdown(SAMPLE, [], {
       solo: { sos_ms_p50: 16, floor_ms_p50: 10.1, trivial_ms_p50: 6.6 },
     });
-    expect(older).not.toContain("first on the server with their fix");
-    expect(older).not.toContain("the same loops again");
+    expect(older).not.toContain("were the first with their fix");
+    expect(older).not.toContain("the same sessions again");
   });
 
   it("shows each figure's spread and each goal's record over the kept runs", () => {
