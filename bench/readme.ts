@@ -270,7 +270,7 @@ export function performanceMarkdown(
     ...(info.fixes
       ? [
           "",
-          `The first SOS loop with a fix on this server reads the fix's PSAP entry from KV; the isolate keeps it, so a later loop with the same fix does not. ${
+          `The first SOS loop with a fix on this server reads the fix's PSAP entry from KV (unless an earlier fix nearby brought the same entry in); the isolate keeps it, so a later loop with the same fix does not. ${
             info.fixes.first_loops > 0
               ? `Of the latest run's concurrent SOS loops, ${num(info.fixes.first_loops, 0)} were the first with their fix (all in the first round): p50 ${auto(info.fixes.first_ms_p50)} ms; the other ${num(info.fixes.later_loops, 0)}: p50 ${auto(info.fixes.later_ms_p50)} ms. The table takes every loop as it came.`
               : "In the latest run every concurrent SOS loop's fix had been used before (by the loops alone): each found its entry cached."
