@@ -147,8 +147,8 @@ export async function benchE2e(
     usedFixes.add(fix);
     return { ...(await sosLoop(target, live, fixOf(i), LOOP_TIMEOUT_MS)), firstFix };
   };
-  const firstFix: number[] = [];
-  const laterFix: number[] = [];
+  const firstFixMs: number[] = [];
+  const laterFixMs: number[] = [];
   // Back to `active` for the next loop: between rounds, so no round carries extra requests.
   const cancel = (some: readonly LiveSession[]) =>
     pool(some, 32, (live) =>
@@ -212,7 +212,7 @@ export async function benchE2e(
         );
         await cancel(someLives);
         sos.push(...s.ms);
-        for (const o of s.ok) (o.firstFix ? firstFix : laterFix).push(o.ms);
+        for (const o of s.ok) (o.firstFix ? firstFixMs : laterFixMs).push(o.ms);
         trivial.push(...s.trivial);
         failed += s.failed;
       }
@@ -268,10 +268,10 @@ export async function benchE2e(
         solo_floor_ms_p50: pick(soloFloor, 50),
         solo_floor_ms_p99: pick(soloFloor, 99),
         idle_trivial_rtt_ms_p50: round(percentiles(idleTrivial, [50])[50], 2),
-        first_fix_loops: firstFix.length,
-        first_fix_ms_p50: pick(firstFix, 50),
-        later_fix_loops: laterFix.length,
-        later_fix_ms_p50: pick(laterFix, 50),
+        first_fix_loops: firstFixMs.length,
+        first_fix_ms_p50: pick(firstFixMs, 50),
+        later_fix_loops: laterFixMs.length,
+        later_fix_ms_p50: pick(laterFixMs, 50),
         solo_again_ms_p50: pick(soloAgain, 50),
       },
     };
