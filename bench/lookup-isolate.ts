@@ -190,8 +190,16 @@ export function openIsolate(job: OursJob | KdJob): Promise<LookupIsolate<unknown
   });
   worker.on("error", fail);
   worker.once("exit", (code) => fail(new Error(`lookup isolate exited with ${code}`)));
-  return next().then((first) => {
-    if (!("ready" in first)) throw new Error("lookup isolate did not report ready");
+  // An isolate that failed to open is stopped here: no caller holds it to close it.
+  const opened = next().catch(async (error: unknown) => {
+    await worker.terminate();
+    throw error;
+  });
+  return opened.then(async (first) => {
+    if (!("ready" in first)) {
+      await worker.terminate();
+      throw new Error("lookup isolate did not report ready");
+    }
     return {
       ready: first.ready,
       async hot(indexes) {

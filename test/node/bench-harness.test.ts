@@ -204,6 +204,19 @@ describe("lookup benchmark", () => {
     await expect(kd.hot([0])).rejects.toThrow(/closed/);
   });
 
+  it("rejects with the reason when an isolate cannot open", async () => {
+    const points = queryPoints(2, 14);
+    const opening = openIsolate({
+      kind: "ours",
+      entries: [],
+      points,
+      warmup: points,
+      cache: { entries: 8, size: 1_000_000 },
+    });
+    // No index at all: its first warm-up lookup fails inside the isolate.
+    await expect(opening).rejects.toThrow(/lookup isolate failed: .*No PSAP index is loaded/);
+  });
+
   it("would notice a wrong nearest list", () => {
     const set = syntheticDataset({ n: 500, seed: 12 });
     const q = queryPoints(1, 12)[0] ?? { latitude: 40, longitude: -100, accuracy: 10 };
