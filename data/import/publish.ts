@@ -3,6 +3,7 @@
 import {
   type IndexManifest,
   LEGACY_POINTER_KEYS,
+  manifestJson,
   POINTER_KEY,
   parseManifest,
   versionPrefix,
@@ -26,7 +27,7 @@ async function readLegacyPointer(target: KvTarget, key: string): Promise<Replace
   const text = await target.get(key);
   if (text === null) return null;
   try {
-    const m = JSON.parse(text) as Partial<IndexManifest>;
+    const m = JSON.parse(manifestJson(text)) as Partial<IndexManifest>;
     if (typeof m?.version !== "string") return null;
     const previous = Array.isArray(m.previous)
       ? m.previous.filter((p) => typeof p?.version === "string" && typeof p?.superseded_at === "string")

@@ -29,6 +29,7 @@ import {
   type AreaKindCode,
   type EntryDraft,
   encodeEntry,
+  encodeManifest,
   entryKey,
   FORMAT,
   type IndexManifest,
@@ -494,7 +495,7 @@ export function buildIndex(dataset: PsapDataset, options: BuildOptions = {}): Bu
   return {
     manifest,
     pointerKey: POINTER_KEY,
-    pointerValue: JSON.stringify(manifest),
+    pointerValue: encodeManifest(manifest),
     entries,
     catalogue,
     stats: {

@@ -3,7 +3,7 @@
 // is returned, an area's rings are decoded (in place, from the entry's text) the first time a fix falls
 // within its bounding box, and an area is named only when it holds the fix. Decoding allocates little,
 // so a burst of cold lookups sets off few garbage collections.
-import { type AreaTuple, type PsapTuple, parseEntry } from "./format.ts";
+import { type PsapTuple, parseEntry } from "./format.ts";
 import { KM_PER_DEGREE } from "./geo.ts";
 import { QUANTUM } from "./geometry.ts";
 import type { AreaGrid, RankableEntry } from "./rank.ts";
@@ -29,12 +29,9 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
     latitude[i] = t[10];
     longitude[i] = t[11];
   }
-  const areas = header.a.length;
+  const areas = header.k.length;
   const boxes = new Float64Array(areas * 4);
-  for (let a = 0; a < areas; a++) {
-    const box = (header.a[a] as AreaTuple)[4];
-    for (let k = 0; k < 4; k++) boxes[a * 4 + k] = (box[k] as number) / QUANTUM;
-  }
+  for (let k = 0; k < areas * 4; k++) boxes[k] = (header.b[k] as number) / QUANTUM;
   return {
     psaps: header.p,
     latitude,
@@ -44,8 +41,13 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
     centre: header.c,
     nearest: header.n,
     nearestBoundM: header.d,
-    areas: header.a,
+    areaKind: header.k,
+    areaNames: header.s,
     boxes,
+    ringBounds: header.r,
+    ringBoundsAt: header.ro,
+    members: header.m,
+    membersAt: header.mo,
     geometry: [],
     text,
     ringsAt,
@@ -59,61 +61,78 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
  */
 function areaGrid(boxes: Float64Array, lon: number, toleranceKm: number): AreaGrid {
   const areas = boxes.length / 4;
-  // Every area's box in the entry centre's longitude frame, grown by the largest tolerance.
-  const grown = new Float64Array(areas * 4);
-  let minLon = Number.POSITIVE_INFINITY;
-  let maxLon = Number.NEGATIVE_INFINITY;
-  let minLat = Number.POSITIVE_INFINITY;
-  let maxLat = Number.NEGATIVE_INFINITY;
-  const tLat = (toleranceKm / KM_PER_DEGREE) * 1.001 + 1e-6;
-  for (let a = 0; a < areas * 4; a += 4) {
-    const aMinLon = boxes[a] as number;
-    const aMinLat = boxes[a + 1] as number;
-    const aMaxLon = boxes[a + 2] as number;
-    const aMaxLat = boxes[a + 3] as number;
-    const shift = -360 * Math.round(((aMinLon + aMaxLon) / 2 - lon) / 360);
-    // The smallest cosine over every latitude a fix within the tolerance can have: the widest margin.
-    const lo = Math.max(-90, aMinLat - tLat);
-    const hi = Math.min(90, aMaxLat + tLat);
-    const cos = Math.max(1e-6, Math.min(Math.cos((lo * Math.PI) / 180), Math.cos((hi * Math.PI) / 180)));
-    const tLon = Math.min(360, tLat / cos);
-    grown[a] = aMinLon + shift - tLon;
-    grown[a + 1] = aMaxLon + shift + tLon;
-    grown[a + 2] = aMinLat - tLat;
-    grown[a + 3] = aMaxLat + tLat;
-    minLon = Math.min(minLon, grown[a] as number);
-    maxLon = Math.max(maxLon, grown[a + 1] as number);
-    minLat = Math.min(minLat, grown[a + 2] as number);
-    maxLat = Math.max(maxLat, grown[a + 3] as number);
-  }
   const starts = new Uint32Array(GRID * GRID + 1);
   if (areas === 0) {
     return { minLon: 0, maxLon: 0, minLat: 0, maxLat: 0, refLon: lon, starts, items: new Uint32Array(0) };
   }
-  const cx = (x: number) => gridStep(x, minLon, maxLon);
-  const cy = (y: number) => gridStep(y, minLat, maxLat);
-  /** Calls `visit` for every cell area `a` can reach. */
-  const cellsOf = (a: number, visit: (cell: number) => void) => {
-    const x1 = cx(grown[a * 4 + 1] as number);
-    const y0 = cy(grown[a * 4 + 2] as number);
-    const y1 = cy(grown[a * 4 + 3] as number);
-    for (let x = cx(grown[a * 4] as number); x <= x1; x++) for (let y = y0; y <= y1; y++) visit(y * GRID + x);
-  };
-  // Count each cell's areas, then place them, in entry order within a cell.
-  const count = (cell: number) => {
-    starts[cell + 1] = (starts[cell + 1] as number) + 1;
-  };
-  for (let a = 0; a < areas; a++) cellsOf(a, count);
+  const tLat = (toleranceKm / KM_PER_DEGREE) * 1.001 + 1e-6;
+  // The grid spans every area's grown box (grownBox), computed as needed rather than kept: reading an
+  // entry allocates little beyond what stays.
+  let minLon = Number.POSITIVE_INFINITY;
+  let maxLon = Number.NEGATIVE_INFINITY;
+  let minLat = Number.POSITIVE_INFINITY;
+  let maxLat = Number.NEGATIVE_INFINITY;
+  for (let a = 0; a < areas; a++) {
+    grownBox(boxes, a, lon, tLat);
+    minLon = Math.min(minLon, GROWN[0] as number);
+    maxLon = Math.max(maxLon, GROWN[1] as number);
+    minLat = Math.min(minLat, GROWN[2] as number);
+    maxLat = Math.max(maxLat, GROWN[3] as number);
+  }
+  // Each area's cells, as steps [x0, x1, y0, y1] (GRID is small: one byte each); then count each
+  // cell's areas, then place them, in entry order within a cell.
+  const steps = new Uint8Array(areas * 4);
+  for (let a = 0; a < areas; a++) {
+    grownBox(boxes, a, lon, tLat);
+    steps[a * 4] = gridStep(GROWN[0] as number, minLon, maxLon);
+    steps[a * 4 + 1] = gridStep(GROWN[1] as number, minLon, maxLon);
+    steps[a * 4 + 2] = gridStep(GROWN[2] as number, minLat, maxLat);
+    steps[a * 4 + 3] = gridStep(GROWN[3] as number, minLat, maxLat);
+  }
+  for (let a = 0; a < areas * 4; a += 4) {
+    for (let x = steps[a] as number; x <= (steps[a + 1] as number); x++) {
+      for (let y = steps[a + 2] as number; y <= (steps[a + 3] as number); y++) {
+        const cell = y * GRID + x;
+        starts[cell + 1] = (starts[cell + 1] as number) + 1;
+      }
+    }
+  }
   for (let k = 1; k <= GRID * GRID; k++) starts[k] = (starts[k] as number) + (starts[k - 1] as number);
   const items = new Uint32Array(starts[GRID * GRID] as number);
   const next = starts.slice(0, GRID * GRID);
-  let placing = 0;
-  const place = (cell: number) => {
-    items[next[cell] as number] = placing;
-    next[cell] = (next[cell] as number) + 1;
-  };
-  for (placing = 0; placing < areas; placing++) cellsOf(placing, place);
+  for (let a = 0; a < areas; a++) {
+    for (let x = steps[a * 4] as number; x <= (steps[a * 4 + 1] as number); x++) {
+      for (let y = steps[a * 4 + 2] as number; y <= (steps[a * 4 + 3] as number); y++) {
+        const cell = y * GRID + x;
+        items[next[cell] as number] = a;
+        next[cell] = (next[cell] as number) + 1;
+      }
+    }
+  }
   return { minLon, maxLon, minLat, maxLat, refLon: lon, starts, items };
+}
+
+/** The last box grownBox wrote: minLon, maxLon, minLat, maxLat (decoding runs to its end without awaiting). */
+const GROWN = new Float64Array(4);
+
+/**
+ * Area `a`'s box in the frame of longitude `lon`, grown by `tLat` degrees of latitude and by as many
+ * degrees of longitude as that distance spans at the box's most poleward reach: the widest margin.
+ */
+function grownBox(boxes: Float64Array, a: number, lon: number, tLat: number): void {
+  const aMinLon = boxes[a * 4] as number;
+  const aMinLat = boxes[a * 4 + 1] as number;
+  const aMaxLon = boxes[a * 4 + 2] as number;
+  const aMaxLat = boxes[a * 4 + 3] as number;
+  const shift = -360 * Math.round(((aMinLon + aMaxLon) / 2 - lon) / 360);
+  const lo = Math.max(-90, aMinLat - tLat);
+  const hi = Math.min(90, aMaxLat + tLat);
+  const cos = Math.max(1e-6, Math.min(Math.cos((lo * Math.PI) / 180), Math.cos((hi * Math.PI) / 180)));
+  const tLon = Math.min(360, tLat / cos);
+  GROWN[0] = aMinLon + shift - tLon;
+  GROWN[1] = aMaxLon + shift + tLon;
+  GROWN[2] = aMinLat - tLat;
+  GROWN[3] = aMaxLat + tLat;
 }
 
 /** Which of the grid's GRID steps between `min` and `max` holds `v` (clamped to the grid). */

@@ -1,6 +1,6 @@
 // KV layout of the PSAP index and the (de)serialisation of one entry, shared by the builder and the lookup.
 //
-//   psap:current:<format>               -> IndexManifest (JSON): the pointer, written last by an import
+//   psap:current:<format>               -> IndexManifest (encodeManifest): the pointer, written last by an import
 //   psap:v:<version>:<root>/<digits>    -> one leaf's entry (encodeEntry: a JSON header, then its rings)
 //   psap:v:<version>:catalogue          -> CatalogueIndex (JSON): the admin catalogue's parts
 //   psap:v:<version>:catalogue:<n>      -> CatalogueRecord[] (JSON), sorted by id
@@ -16,7 +16,7 @@ import type {
   PsapRecord,
 } from "../../sdk/src/protocol.ts";
 
-export const FORMAT = 3;
+export const FORMAT = 4;
 /**
  * The pointer's key names its format, so that workers of the previous format keep reading their own
  * pointer (and its entries, left in place) while an import of this format is written: import, then
@@ -24,7 +24,7 @@ export const FORMAT = 3;
  */
 export const POINTER_KEY = `psap:current:${FORMAT}`;
 /** Pointers of earlier formats: an import retires their version like any superseded one (publish.ts). */
-export const LEGACY_POINTER_KEYS: readonly string[] = ["psap:current"];
+export const LEGACY_POINTER_KEYS: readonly string[] = ["psap:current:3", "psap:current"];
 
 /** A PSAP as stored: the delivered record without the per-lookup fields. */
 export type IndexedPsap = Omit<PsapRecord, "distance_km" | "match">;
@@ -63,8 +63,8 @@ export interface IndexManifest {
   /**
    * Per root cell, its subtree in preorder: `L` a leaf (an entry exists), `E` empty (no PSAP within
    * reach), `S` split, followed by one subtree per child digit 0..6 (tree.ts). A root not listed is empty.
-   * One string, `;<root>=<code>` per root (tree.ts's `treeText`): parsed as one value, not an object
-   * of hundreds of keys, so that reading the pointer allocates little.
+   * One string, `;<root>=<code>` per root (tree.ts's `treeText`), stored after the manifest's JSON
+   * (encodeManifest) and read in place: reading the pointer neither parses nor copies it.
    */
   tree: string;
   /** Earlier versions, newest first, with when they stopped being current (for cleanup). */
@@ -112,33 +112,55 @@ export type PsapTuple = [
 ];
 
 /**
- * One area in an entry's header: [kind, id, name, state, bounding box [minLon, minLat, maxLon, maxLat] in
- * geometry.ts's storage units (longitudes unwrapped like its rings), ring bounds, member indexes into
- * `p`]. The box lets a lookup skip an area without decoding its rings. The ring bounds [start, end 1,
- * ..., end k] place the area's k encoded rings (geometry.ts) in the entry's ring section, as offsets
- * from that section's start: ring 1 runs from start to end 1, ring 2 from end 1 to end 2, and so on.
+ * One area as the builder hands it over: [kind, id, name, state, bounding box [minLon, minLat, maxLon,
+ * maxLat] in geometry.ts's storage units (longitudes unwrapped like its rings), its rings encoded
+ * (geometry.ts), member indexes into `p`]. The box lets a lookup skip an area without decoding its rings.
  */
-export type AreaTuple = [AreaKindCode, string, string, string | null, number[], number[], number[]];
-
-/** An area as the builder hands it over: its rings as encoded strings, not yet placed. */
 export type AreaDraft = [AreaKindCode, string, string, string | null, number[], string[], number[]];
 
-interface EntryFields<A> {
+/** What the builder composes for one leaf. */
+export interface EntryDraft {
   /** The leaf's centre [lat, lon]: the nearest candidates' lower bounds are distances from it. */
   c: [number, number];
   /** Every PSAP this entry can return. */
   p: PsapTuple[];
-  /** Indexes into `p` of the nearest candidates: primaries, then secondaries, each nearest to `c` first. */
+  /** Indexes into `p` of the nearest candidates: primaries, then secondaries, each nearest to `c` first... */
   n: number[];
-  /** For each of `n`, a lower bound of its distance from `c`, whole metres. */
+  /** ...and for each, a lower bound of its distance from `c`, whole metres. */
   d: number[];
-  a: A[];
+  a: AreaDraft[];
 }
 
-/** What the builder composes for one leaf. */
-export type EntryDraft = EntryFields<AreaDraft>;
-/** The JSON header of a stored entry. */
-export type EntryHeader = EntryFields<AreaTuple>;
+/**
+ * The JSON header of a stored entry. Its areas are stored column by column, a few flat arrays for all
+ * of them rather than a tuple and three lists per area: reading an entry then allocates a few arrays,
+ * not hundreds, and a lookup's reads of one area lie side by side. An area's id is not stored: no
+ * lookup names an area by it.
+ */
+export interface EntryHeader {
+  c: [number, number];
+  p: PsapTuple[];
+  n: number[];
+  d: number[];
+  /** Per area, its kind. */
+  k: AreaKindCode[];
+  /** Per area, its name and its state (or null): two values each. */
+  s: (string | null)[];
+  /** Per area, its bounding box: four values each, as in AreaDraft. */
+  b: number[];
+  /**
+   * Every area's ring bounds, back to back: area i's are `r[ro[i]]` up to `r[ro[i + 1]]`, [start, end 1,
+   * ..., end k], offsets from the ring section's start: ring 1 runs from start to end 1, ring 2 from end
+   * 1 to end 2, and so on.
+   */
+  r: number[];
+  /** Per area, where its ring bounds start in `r`, then `r`'s length. */
+  ro: number[];
+  /** Every area's members (indexes into `p`), back to back: area i's are `m[mo[i]]` up to `m[mo[i + 1]]`. */
+  m: number[];
+  /** Per area, where its members start in `m`, then `m`'s length. */
+  mo: number[];
+}
 
 /**
  * An entry as stored: its header as JSON, a newline, then the ring section, every area's encoded rings
@@ -149,16 +171,35 @@ export type EntryHeader = EntryFields<AreaTuple>;
 export function encodeEntry(draft: EntryDraft): string {
   const section: string[] = [];
   let end = 0;
-  const a = draft.a.map(([kind, id, name, state, box, rings, members]): AreaTuple => {
-    const bounds = [end];
+  const header: EntryHeader = {
+    c: draft.c,
+    p: draft.p,
+    n: draft.n,
+    d: draft.d,
+    k: [],
+    s: [],
+    b: [],
+    r: [],
+    ro: [],
+    m: [],
+    mo: [],
+  };
+  for (const [kind, , name, state, box, rings, members] of draft.a) {
+    header.k.push(kind);
+    header.s.push(name, state);
+    header.b.push(...box);
+    header.ro.push(header.r.length);
+    header.r.push(end);
     for (const ring of rings) {
       section.push(ring);
       end += ring.length;
-      bounds.push(end);
+      header.r.push(end);
     }
-    return [kind, id, name, state, box, bounds, members];
-  });
-  const header: EntryHeader = { c: draft.c, p: draft.p, n: draft.n, d: draft.d, a };
+    header.mo.push(header.m.length);
+    header.m.push(...members);
+  }
+  header.ro.push(header.r.length);
+  header.mo.push(header.m.length);
   return `${JSON.stringify(header)}\n${section.join("")}`;
 }
 
@@ -233,29 +274,50 @@ function isIndexList(list: unknown, size: number): list is number[] {
   return Array.isArray(list) && list.every((i) => Number.isInteger(i) && i >= 0 && i < size);
 }
 
-function isArea(a: unknown, size: number, ringChars: number): a is AreaTuple {
-  return (
-    Array.isArray(a) &&
-    a.length === 7 &&
-    (a[0] === 0 || a[0] === 1 || a[0] === 2 || a[0] === 3) &&
-    typeof a[1] === "string" &&
-    typeof a[2] === "string" &&
-    Array.isArray(a[4]) &&
-    a[4].length === 4 &&
-    a[4].every((v: unknown) => typeof v === "number" && Number.isFinite(v)) &&
-    isRingBounds(a[5], ringChars) &&
-    isIndexList(a[6], size)
-  );
+/** Per-area runs of a flat list: `at` starts at 0, never decreases, has one more value than there are areas and ends at `length`. */
+function isRunStarts(at: unknown, areas: number, length: number): at is number[] {
+  if (!Array.isArray(at) || at.length !== areas + 1 || at[0] !== 0 || at[areas] !== length) return false;
+  for (let i = 1; i <= areas; i++) if (!Number.isInteger(at[i]) || at[i] < at[i - 1]) return false;
+  return true;
 }
 
-/** [start, end 1, ..., end k]: whole offsets, each ring non-empty, all within the ring section. */
-function isRingBounds(bounds: unknown, ringChars: number): boolean {
-  if (!Array.isArray(bounds) || bounds.length < 1) return false;
+/** The areas' columns: consistent lengths, known kinds, finite boxes, ring bounds within the section, members within `p`. */
+function areColumns(h: Partial<EntryHeader>, psaps: number, ringChars: number): boolean {
+  const { k, s, b, r, ro, m, mo } = h;
+  if (!Array.isArray(k) || !k.every((kind) => kind === 0 || kind === 1 || kind === 2 || kind === 3))
+    return false;
+  const areas = k.length;
+  if (!Array.isArray(s) || s.length !== areas * 2) return false;
+  for (let i = 0; i < areas; i++) {
+    const state = s[2 * i + 1];
+    if (typeof s[2 * i] !== "string" || (state !== null && typeof state !== "string")) return false;
+  }
+  if (
+    !Array.isArray(b) ||
+    b.length !== areas * 4 ||
+    !b.every((v) => typeof v === "number" && Number.isFinite(v))
+  )
+    return false;
+  if (!Array.isArray(r) || !isRunStarts(ro, areas, r.length)) return false;
+  for (let i = 0; i < areas; i++) {
+    if (!isRingBounds(r, ro[i] as number, ro[i + 1] as number, ringChars)) return false;
+  }
+  return isIndexList(m, psaps) && isRunStarts(mo, areas, m.length);
+}
+
+/** One area's [start, end 1, ..., end k] at `list[from..to)`: whole offsets, each ring non-empty, all within the ring section. */
+function isRingBounds(list: readonly unknown[], from: number, to: number, ringChars: number): boolean {
+  if (to - from < 1) return false;
   let previous = -1;
-  for (let k = 0; k < bounds.length; k++) {
-    const v = bounds[k];
-    if (!Number.isInteger(v) || v > ringChars || (k === 0 ? v < 0 : v <= previous)) return false;
-    previous = v;
+  for (let k = from; k < to; k++) {
+    const v = list[k];
+    if (
+      !Number.isInteger(v) ||
+      (v as number) > ringChars ||
+      (k === from ? (v as number) < 0 : (v as number) <= previous)
+    )
+      return false;
+    previous = v as number;
   }
   return true;
 }
@@ -286,17 +348,32 @@ export function parseEntry(text: string): ParsedEntry {
   ) {
     throw new MalformedIndexError("PSAP index entry has a bad centre or bounds");
   }
-  const a = json.a;
-  const ringChars = text.length - newline - 1;
-  if (!Array.isArray(a) || !a.every((area) => isArea(area, p.length, ringChars))) {
+  if (!areColumns(json, p.length, text.length - newline - 1)) {
     throw new MalformedIndexError("PSAP index entry has bad areas");
   }
   return { header: json as EntryHeader, text, ringsAt: newline + 1 };
 }
 
+/**
+ * The pointer as stored: the manifest without its tree as JSON, a newline, then the tree (whose alphabet
+ * has no newline, as JSON.stringify writes none).
+ */
+export function encodeManifest(manifest: IndexManifest): string {
+  const { tree, ...rest } = manifest;
+  return `${JSON.stringify(rest)}\n${tree}`;
+}
+
+/** The JSON part of a pointer of any format (formats before 4 are JSON alone). */
+export function manifestJson(text: string): string {
+  const newline = text.indexOf("\n");
+  return newline < 0 ? text : text.slice(0, newline);
+}
+
 export function parseManifest(text: string): IndexManifest | null {
+  const newline = text.indexOf("\n");
+  if (newline < 0) return null;
   try {
-    const m = JSON.parse(text) as Partial<IndexManifest>;
+    const m = JSON.parse(text.slice(0, newline)) as Partial<IndexManifest>;
     if (
       m &&
       m.format === FORMAT &&
@@ -307,9 +384,10 @@ export function parseManifest(text: string): IndexManifest | null {
       typeof m.max_distance_km === "number" &&
       typeof m.root_resolution === "number" &&
       typeof m.max_resolution === "number" &&
-      typeof m.tree === "string"
+      m.tree === undefined
     ) {
-      return m as IndexManifest;
+      // A slice of the text, not a copy of it.
+      return { ...m, tree: text.slice(newline + 1) } as IndexManifest;
     }
   } catch {
     // fall through: a pointer we cannot read is no pointer

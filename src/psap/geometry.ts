@@ -90,12 +90,19 @@ export function decodeRings(encoded: readonly string[]): AreaGeometry {
 }
 
 /**
- * Decodes rings stored back to back in `text` (an index entry's ring section): ring k runs from
- * `base + bounds[k]` to `base + bounds[k + 1]`. Reads the text in place: no ring string is copied.
+ * Decodes rings stored back to back in `text` (an index entry's ring section): with bounds [start,
+ * end 1, ..., end k] at `bounds[from..to)`, ring j runs from `base + end j-1` (`start` for the first) to
+ * `base + end j`. Reads the text in place: no ring string is copied.
  */
-export function decodeRingsAt(text: string, base: number, bounds: readonly number[]): AreaGeometry {
+export function decodeRingsAt(
+  text: string,
+  base: number,
+  bounds: readonly number[],
+  from = 0,
+  to: number = bounds.length,
+): AreaGeometry {
   const rings: Float64Array[] = [];
-  for (let k = 1; k < bounds.length; k++) {
+  for (let k = from + 1; k < to; k++) {
     const ring = decodeRing(text, base + (bounds[k - 1] as number), base + (bounds[k] as number));
     if (ring.length >= 6) rings.push(ring);
   }

@@ -13,7 +13,6 @@ import {
   AREA_COMMUNITY,
   AREA_COUNTY,
   type AreaKindCode,
-  type AreaTuple,
   type PsapTuple,
   recordOf,
 } from "./format.ts";
@@ -36,10 +35,18 @@ export interface RankableEntry {
   nearest: readonly number[];
   /** ...with a lower bound of that distance, metres. */
   nearestBoundM: readonly number[];
-  /** The areas as stored (format.ts's tuples): their rings lie in `text`, from `ringsAt` on. */
-  areas: readonly AreaTuple[];
-  /** Per area, its bounding box in degrees (longitudes unwrapped like its rings): minLon, minLat, maxLon, maxLat. */
+  /** Per area (format.ts's columns): its kind... */
+  areaKind: readonly AreaKindCode[];
+  /** ...its name and state, two values each... */
+  areaNames: readonly (string | null)[];
+  /** ...its bounding box in degrees (longitudes unwrapped like its rings): minLon, minLat, maxLon, maxLat... */
   boxes: Float64Array;
+  /** ...its ring bounds, `ringBounds[ringBoundsAt[a]]` up to `ringBounds[ringBoundsAt[a + 1]]` (rings in `text`, from `ringsAt` on)... */
+  ringBounds: readonly number[];
+  ringBoundsAt: readonly number[];
+  /** ...and its members, `members[membersAt[a]]` up to `members[membersAt[a + 1]]`. */
+  members: readonly number[];
+  membersAt: readonly number[];
   /** Per area, its rings, decoded the first time a fix comes near. */
   geometry: (AreaGeometry | undefined)[];
   text: string;
@@ -101,8 +108,12 @@ function mayReach(
   return lon >= minLon + shift - tLon && lon <= maxLon + shift + tLon;
 }
 
-function named(area: AreaTuple): NamedArea {
-  return { kind: area[0], name: area[2], state: area[3] };
+function named(entry: RankableEntry, a: number): NamedArea {
+  return {
+    kind: entry.areaKind[a] as AreaKindCode,
+    name: entry.areaNames[2 * a] as string,
+    state: entry.areaNames[2 * a + 1] as string | null,
+  };
 }
 
 export function rankEntry(
@@ -127,22 +138,24 @@ export function rankEntry(
   for (let k = from; k < to; k++) {
     const a = entry.grid.items[k] as number;
     if (!mayReach(entry.boxes, a, lat, lon, tDeg, cosLat)) continue;
-    const area = entry.areas[a] as AreaTuple;
     let geometry = entry.geometry[a];
     if (geometry === undefined) {
-      geometry = decodeRingsAt(entry.text, entry.ringsAt, area[5]);
+      const bounds = entry.ringBoundsAt;
+      geometry = decodeRingsAt(entry.text, entry.ringsAt, entry.ringBounds, bounds[a], bounds[a + 1]);
       entry.geometry[a] = geometry;
     }
     const level = areaLevel(geometry, lat, lon, toleranceKm);
     if (level === OUTSIDE) continue;
-    const kind = area[0];
+    const kind = entry.areaKind[a] as AreaKindCode;
     if (level === INSIDE) {
-      if (kind === AREA_COUNTY) county ??= named(area);
-      else if (kind === AREA_CITY || kind === AREA_COMMUNITY) place ??= named(area);
+      if (kind === AREA_COUNTY) county ??= named(entry, a);
+      else if (kind === AREA_CITY || kind === AREA_COMMUNITY) place ??= named(entry, a);
     }
     if (kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
     const part = groupOf(kind) * 2 + level;
-    for (const m of area[6]) {
+    const end = entry.membersAt[a + 1] as number;
+    for (let k = entry.membersAt[a] as number; k < end; k++) {
+      const m = entry.members[k] as number;
       const seen = partOf[m] as number;
       if (seen === NO_PART) touched.push(m);
       if (part < seen) partOf[m] = part;

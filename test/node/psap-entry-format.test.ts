@@ -10,11 +10,14 @@ import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import {
   type AreaDraft,
   type EntryDraft,
+  type EntryHeader,
   encodeEntry,
+  encodeManifest,
   entryKey,
   FORMAT,
   type IndexManifest,
   MalformedIndexError,
+  manifestJson,
   type PsapTuple,
   parseEntry,
   parseManifest,
@@ -54,6 +57,9 @@ const square = (lat: number, lon: number, size: number): Ring => [
   [lon, lat + size],
 ];
 
+/** Area i's ring bounds, from the header's columns. */
+const boundsOf = (header: EntryHeader, i: number) => header.r.slice(header.ro[i], header.ro[i + 1]);
+
 function draft(areas: Ring[][]): EntryDraft {
   const a = areas.map(
     (rings, i): AreaDraft => [3, `a${i}`, `Area ${i}`, "IL", [0, 0, 1, 1], encodeRings(rings), [0]],
@@ -72,9 +78,13 @@ describe("stored entry", () => {
     const header = text.slice(0, text.indexOf("\n"));
     expect(header).not.toContain(encodeRings(areas[0] as Ring[])[0]);
     const { header: parsed, ringsAt } = parseEntry(text);
-    parsed.a.forEach((area, i) => {
-      expect(area[5]).toHaveLength((areas[i] as Ring[]).length + 1);
-      expect(decodeRingsAt(text, ringsAt, area[5])).toEqual(decodeRings(encodeRings(areas[i] as Ring[])));
+    expect(parsed.k).toHaveLength(areas.length);
+    areas.forEach((rings, i) => {
+      expect(boundsOf(parsed, i)).toHaveLength(rings.length + 1);
+      expect(decodeRingsAt(text, ringsAt, boundsOf(parsed, i))).toEqual(decodeRings(encodeRings(rings)));
+      expect(decodeRingsAt(text, ringsAt, parsed.r, parsed.ro[i], parsed.ro[i + 1])).toEqual(
+        decodeRings(encodeRings(rings)),
+      );
     });
   });
 
@@ -93,8 +103,10 @@ describe("stored entry", () => {
       fc.property(fc.array(fc.array(ring, { minLength: 1, maxLength: 4 }), { maxLength: 5 }), (areas) => {
         const text = encodeEntry(draft(areas as Ring[][]));
         const { header, ringsAt } = parseEntry(text);
-        header.a.forEach((area, i) => {
-          expect(decodeRingsAt(text, ringsAt, area[5])).toEqual(decodeRings(encodeRings(areas[i] as Ring[])));
+        areas.forEach((rings, i) => {
+          expect(decodeRingsAt(text, ringsAt, header.r, header.ro[i], header.ro[i + 1])).toEqual(
+            decodeRings(encodeRings(rings as Ring[])),
+          );
         });
       }),
       { numRuns: 200 },
@@ -107,7 +119,7 @@ describe("stored entry", () => {
     const header = JSON.parse(good.slice(0, newline));
     const rings = good.slice(newline + 1);
     const withBounds = (bounds: unknown) =>
-      `${JSON.stringify({ ...header, a: [[...header.a[0].slice(0, 5), bounds, header.a[0][6]]] })}\n${rings}`;
+      `${JSON.stringify({ ...header, r: bounds, ro: [0, Array.isArray(bounds) ? bounds.length : 0] })}\n${rings}`;
     for (const bad of [
       good.slice(0, newline),
       `{"p":[1,\n${rings}`,
@@ -121,14 +133,53 @@ describe("stored entry", () => {
     ]) {
       expect(() => parseEntry(bad), bad.slice(0, 80)).toThrow(MalformedIndexError);
     }
-    expect(parseEntry(withBounds([0, rings.length])).header.a[0]?.[5]).toEqual([0, rings.length]);
+    expect(parseEntry(withBounds([0, rings.length])).header.r).toEqual([0, rings.length]);
+  });
+
+  it("stores areas column by column and refuses columns that disagree with each other or with the PSAPs", () => {
+    const two = draft([[square(41, -88, 1)], [square(40, -89, 0.5), square(40.6, -89, 0.1)]]);
+    two.a[1] = [1, "b", "Town", null, [1, 2, 3, 4], two.a[1]?.[5] ?? [], []];
+    const good = encodeEntry(two);
+    const newline = good.indexOf("\n");
+    const header = JSON.parse(good.slice(0, newline));
+    const rings = good.slice(newline + 1);
+    expect(header).not.toHaveProperty("a");
+    expect(header.k).toEqual([3, 1]);
+    expect(header.s).toEqual(["Area 0", "IL", "Town", null]);
+    expect(header.b).toEqual([0, 0, 1, 1, 1, 2, 3, 4]);
+    expect(header.m).toEqual([0]);
+    expect(header.mo).toEqual([0, 1, 1]);
+    expect(header.ro).toEqual([0, 2, 5]);
+    expect(parseEntry(good).header).toEqual(header);
+    const changed = (change: Record<string, unknown>) =>
+      `${JSON.stringify({ ...header, ...change })}\n${rings}`;
+    for (const change of [
+      { k: [3, 4] },
+      { k: [3] },
+      { k: "31" },
+      { s: ["Area 0", "IL", "Town"] },
+      { s: ["Area 0", "IL", 7, null] },
+      { b: [0, 0, 1, 1, 1, 2, 3] },
+      { b: [0, 0, 1, 1, 1, 2, 3, null] },
+      { ro: [0, 2] },
+      { ro: [0, 2, 4] },
+      { ro: [1, 2, 5] },
+      { ro: [0, 6, 5] },
+      { mo: [0, 1] },
+      { mo: [0, 2, 1] },
+      { m: [1] },
+      { m: [-1] },
+      { m: [0.5] },
+    ]) {
+      expect(() => parseEntry(changed(change)), JSON.stringify(change)).toThrow(MalformedIndexError);
+    }
   });
 
   it("refuses a ring section with characters outside the encoding when the ring is decoded", () => {
     const good = encodeEntry(draft([[square(41, -88, 1)]]));
     const garbled = `${good.slice(0, -3)}\u0001${good.slice(-2)}`;
     const { header, ringsAt } = parseEntry(garbled);
-    expect(() => decodeRingsAt(garbled, ringsAt, header.a[0]?.[5] ?? [])).toThrow(MalformedRingError);
+    expect(() => decodeRingsAt(garbled, ringsAt, header.r)).toThrow(MalformedRingError);
     expect(() => decodeRingsAt(good, ringsAt, [0, good.length])).toThrow(MalformedRingError);
   });
 });
@@ -223,15 +274,25 @@ describe("the pointer's tree text", () => {
     );
   });
 
-  it("says corrupt, not empty, for a root whose code is malformed, and refuses a tree that is not text", () => {
+  it("says corrupt, not empty, for a root whose code is malformed, and refuses a pointer not written by encodeManifest", () => {
     expect(new CellTree(manifestWith(treeText(new Map([[chicago, "SLL"]])))).locate(41.88, -87.63)).toEqual({
       kind: "corrupt",
     });
     expect(new CellTree(manifestWith(treeText(new Map([[chicago, "X"]])))).locate(41.88, -87.63)).toEqual({
       kind: "corrupt",
     });
-    const text = JSON.stringify({ ...manifestWith(""), tree: { [chicago]: "L" } });
-    expect(parseManifest(text)).toBeNull();
-    expect(parseManifest(JSON.stringify(manifestWith(";x=L")))).not.toBeNull();
+    const manifest = manifestWith(";x=L");
+    const stored = encodeManifest(manifest);
+    // The tree follows the JSON, which does not carry it: read back whole.
+    expect(stored.slice(0, stored.indexOf("\n"))).not.toContain(";x=L");
+    expect(stored.endsWith("\n;x=L")).toBe(true);
+    expect(parseManifest(stored)).toEqual(manifest);
+    expect(manifestJson(stored)).toBe(stored.slice(0, stored.indexOf("\n")));
+    expect(manifestJson(JSON.stringify(manifest))).toBe(JSON.stringify(manifest));
+    // An earlier format's pointer (JSON alone), a tree inside the JSON, or no JSON at all: no pointer.
+    expect(parseManifest(JSON.stringify(manifest))).toBeNull();
+    expect(parseManifest(`${JSON.stringify(manifest)}\n;x=L`)).toBeNull();
+    expect(parseManifest(`${JSON.stringify({ ...manifest, tree: undefined, format: 3 })}\n;x=L`)).toBeNull();
+    expect(parseManifest("not json\n;x=L")).toBeNull();
   });
 });

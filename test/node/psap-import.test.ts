@@ -382,38 +382,45 @@ describe("atomic switch", () => {
     expect(parseManifest(kv.data.get(POINTER_KEY) ?? "")?.previous.map((p) => p.version)).toEqual(["v3"]);
   });
 
-  it("imports beside an earlier format's pointer, which workers of that format keep reading, and retires it later", async () => {
-    const kv = new MemoryKvTarget();
-    // What an import of format 2 left: its pointer under the old key and its entries.
-    kv.data.set("psap:current", JSON.stringify({ format: 2, version: "old", previous: [], tree: {} }));
-    kv.data.set("psap:v:old:8226cffffffffff/", "{}");
-    kv.data.set("psap:v:old:catalogue", "{}");
-    const csv = file("fcc_v1.0.csv", FCC_ROWS);
-    expect((await runCli([csv], () => kv)).code).toBe(0);
-    const first = parseManifest(kv.data.get(POINTER_KEY) ?? "");
-    expect(POINTER_KEY).not.toBe("psap:current");
-    expect(first?.previous.map((p) => p.version)).toEqual(["old"]);
-    // Nothing of the old format is touched yet: a worker of that format still reads it.
-    expect(kv.data.has("psap:current")).toBe(true);
-    expect(kv.data.has("psap:v:old:8226cffffffffff/")).toBe(true);
-    expect(
-      (await lookupPsaps(kvStore(kv), { latitude: 41.88, longitude: -87.63 })).psaps.length,
-    ).toBeGreaterThan(0);
-    // An import once the old version is two imports old and long superseded removes it, pointer and all.
-    const dataset = (await prepareImport([csv])).dataset;
-    const later = new Date(Date.now() + 60 * 60_000);
-    const plan = planVersions(first, later);
-    expect(plan.toDelete).toEqual(["old"]);
-    const published = await publishIndex(
-      kv,
-      buildIndex(dataset, { previous: plan.previous, now: later }),
-      plan.toDelete,
-    );
-    expect(published.deletedVersions).toEqual(["old"]);
-    expect([...kv.data.keys()].filter((k) => k === "psap:current" || k.startsWith("psap:v:old:"))).toEqual(
-      [],
-    );
-  });
+  it.each([
+    ["psap:current", 2],
+    ["psap:current:3", 3],
+  ])(
+    "imports beside an earlier format's pointer (%s), which workers of that format keep reading, and retires it later",
+    async (oldKey, format) => {
+      const kv = new MemoryKvTarget();
+      // What an import of an earlier format left: its pointer under its own key and its entries.
+      kv.data.set(
+        oldKey,
+        JSON.stringify({ format, version: "old", previous: [], tree: format === 2 ? {} : ";x=L" }),
+      );
+      kv.data.set("psap:v:old:8226cffffffffff/", "{}");
+      kv.data.set("psap:v:old:catalogue", "{}");
+      const csv = file("fcc_v1.0.csv", FCC_ROWS);
+      expect((await runCli([csv], () => kv)).code).toBe(0);
+      const first = parseManifest(kv.data.get(POINTER_KEY) ?? "");
+      expect(POINTER_KEY).not.toBe(oldKey);
+      expect(first?.previous.map((p) => p.version)).toEqual(["old"]);
+      // Nothing of the old format is touched yet: a worker of that format still reads it.
+      expect(kv.data.has(oldKey)).toBe(true);
+      expect(kv.data.has("psap:v:old:8226cffffffffff/")).toBe(true);
+      expect(
+        (await lookupPsaps(kvStore(kv), { latitude: 41.88, longitude: -87.63 })).psaps.length,
+      ).toBeGreaterThan(0);
+      // An import once the old version is two imports old and long superseded removes it, pointer and all.
+      const dataset = (await prepareImport([csv])).dataset;
+      const later = new Date(Date.now() + 60 * 60_000);
+      const plan = planVersions(first, later);
+      expect(plan.toDelete).toEqual(["old"]);
+      const published = await publishIndex(
+        kv,
+        buildIndex(dataset, { previous: plan.previous, now: later }),
+        plan.toDelete,
+      );
+      expect(published.deletedVersions).toEqual(["old"]);
+      expect([...kv.data.keys()].filter((k) => k === oldKey || k.startsWith("psap:v:old:"))).toEqual([]);
+    },
+  );
 
   it("--if-empty does nothing when an index is loaded; --dry-run writes nothing", async () => {
     const kv = new MemoryKvTarget();
