@@ -100,6 +100,8 @@ function rootCode(text: string, root: string): string | undefined {
 }
 
 interface Root {
+  /** The root cell (hex). */
+  name: string;
   code: string;
   /** subtreeEnds(code); null when the code is malformed. */
   ends: Int32Array | null;
@@ -107,21 +109,34 @@ interface Root {
   leaves: Map<number, TreeLocation>;
 }
 
+/**
+ * A number that tells roots at `resolution` apart, from a cell below them: its base cell (hex character
+ * 2 holds the top 4 of its 7 bits, `low` the other 3) and its digits down to `resolution`. A lookup
+ * finds its root by this number: no parent cell is written out and no string is hashed.
+ */
+function rootNumber(cell: string, low: number, resolution: number): number {
+  const below = 2 ** (3 * (15 - resolution));
+  return Number.parseInt(cell.charAt(2), 16) * 2 ** (3 + 3 * resolution) + Math.floor(low / below);
+}
+
 export class CellTree {
   readonly #manifest: IndexManifest;
-  /** Roots met so far (a root not listed is remembered as null). */
-  readonly #roots = new Map<string, Root | null>();
+  /** Roots met so far, by rootNumber (a root not listed is remembered as null). */
+  readonly #roots = new Map<number, Root | null>();
 
   constructor(manifest: IndexManifest) {
     this.#manifest = manifest;
   }
 
-  #root(root: string): Root | null {
-    let found = this.#roots.get(root);
+  #root(cell: string, low: number): Root | null {
+    const { root_resolution: r0, max_resolution: rMax } = this.#manifest;
+    const key = rootNumber(cell, low, r0);
+    let found = this.#roots.get(key);
     if (found === undefined) {
-      const code = rootCode(this.#manifest.tree, root);
-      found = code === undefined ? null : { code, ends: subtreeEnds(code), leaves: new Map() };
-      this.#roots.set(root, found);
+      const name = r0 === rMax ? cell : h3Parent(cell, r0);
+      const code = rootCode(this.#manifest.tree, name);
+      found = code === undefined ? null : { name, code, ends: subtreeEnds(code), leaves: new Map() };
+      this.#roots.set(key, found);
     }
     return found;
   }
@@ -130,16 +145,15 @@ export class CellTree {
   locate(lat: number, lon: number): TreeLocation {
     const { root_resolution: r0, max_resolution: rMax } = this.#manifest;
     const cell = latLngToCell(lat, lon, rMax);
-    const root = r0 === rMax ? cell : h3Parent(cell, r0);
-    const found = this.#root(root);
+    const low = h3LowBits(cell);
+    const found = this.#root(cell, low);
     if (found === null) return EMPTY_LOCATION;
     const { code, ends } = found;
     if (ends === null) return CORRUPT_LOCATION;
-    const low = h3LowBits(cell);
     let pos = 0;
     for (let res = r0; res <= rMax; res++) {
       const c = code.charCodeAt(pos);
-      if (c === LEAF) return found.leaves.get(pos) ?? this.#leaf(found, pos, root, low, res);
+      if (c === LEAF) return found.leaves.get(pos) ?? this.#leaf(found, pos, low, res);
       if (c === EMPTY) return EMPTY_LOCATION;
       if (res === rMax) return CORRUPT_LOCATION;
       const digit = digitOf(low, res + 1);
@@ -153,10 +167,10 @@ export class CellTree {
   }
 
   /** The location of the leaf at `pos`, reached at resolution `res`: named by the fix's digits below the root. */
-  #leaf(found: Root, pos: number, root: string, low: number, res: number): TreeLocation {
+  #leaf(found: Root, pos: number, low: number, res: number): TreeLocation {
     let digits = "";
     for (let r = this.#manifest.root_resolution + 1; r <= res; r++) digits += digitOf(low, r);
-    const node = nodeName(root, digits);
+    const node = nodeName(found.name, digits);
     const leaf: TreeLocation = Object.freeze({
       kind: "leaf",
       node,

@@ -3,7 +3,7 @@
 // corrupt entry (a failure of ours, never "no PSAP nearby"). The pointer's tree: one text, each root's
 // code found in it.
 import fc from "fast-check";
-import { cellToParent, latLngToCell } from "h3-js";
+import { cellToChildren, cellToLatLng, cellToParent, getRes0Cells, latLngToCell } from "h3-js";
 import { describe, expect, it } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
@@ -256,6 +256,39 @@ describe("the pointer's tree text", () => {
       key: entryKey("t", honolulu),
     });
     expect(tree.locate(48.85, 2.35)).toEqual({ kind: "empty" });
+  });
+
+  it("tells every root apart: a fix finds its own root's leaf, or empty where its root is not listed", () => {
+    // Every other resolution-1 cell is listed (each a leaf), so neighbouring roots, roots of the same
+    // base cell and roots of different base cells all sit side by side in one tree.
+    const roots = getRes0Cells().flatMap((base) => cellToChildren(base, 1));
+    const listed = new Set(roots.filter((_, i) => i % 2 === 0));
+    const tree = new CellTree({
+      ...manifestWith(treeText(new Map([...listed].map((root) => [root, "L"])))),
+      root_resolution: 1,
+      max_resolution: 4,
+    });
+    for (const root of roots) {
+      const [lat, lon] = cellToLatLng(root);
+      const node = nodeName(root, "");
+      expect(tree.locate(lat, lon)).toEqual(
+        listed.has(root) ? { kind: "leaf", node, key: entryKey("t", node) } : { kind: "empty" },
+      );
+    }
+    fc.assert(
+      fc.property(
+        fc.double({ min: -89.9, max: 89.9, noNaN: true }),
+        fc.double({ min: -180, max: 180, noNaN: true }),
+        (lat, lon) => {
+          const root = cellToParent(latLngToCell(lat, lon, 4), 1);
+          const node = nodeName(root, "");
+          expect(tree.locate(lat, lon)).toEqual(
+            listed.has(root) ? { kind: "leaf", node, key: entryKey("t", node) } : { kind: "empty" },
+          );
+        },
+      ),
+      { numRuns: 5_000 },
+    );
   });
 
   it("finds a root as h3's cellToParent does, at every resolution, from the cell's hex form", () => {
