@@ -138,6 +138,7 @@ export interface EntryDraft {
  * lookup names an area by it.
  */
 export interface EntryHeader {
+  /** `c`, `p`, `n` and `d` as in EntryDraft. */
   c: [number, number];
   p: PsapTuple[];
   n: number[];
