@@ -1,7 +1,7 @@
 // Session tokens (SPEC section 1): one JWT per role, signed EdDSA with the current key, verified by kid.
 import { errors, type JWTHeaderParameters, jwtVerify, SignJWT } from "jose";
 import type { Role, SessionTokenClaims } from "../../sdk/src/protocol.ts";
-import { SESSION_LIMITS } from "../config.ts";
+import { AUTH_LIMITS, SESSION_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
 import {
   loadTokenKeys,
@@ -46,6 +46,35 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const MAX_CLAIM_LENGTH = 512;
 
 const INVALID: SessionTokenVerification = { ok: false, reason: "invalid" };
+
+/**
+ * Tokens this isolate has found genuine, with their claims, under the key set that verified them: the
+ * same text under the same keys verifies the same way, so only `exp` (and the issuer, which comes from
+ * the environment) is checked again. A new key set (a rotation) starts with none; bad tokens are never
+ * remembered, so forged ones cannot crowd out good ones.
+ */
+const genuineTokens = new WeakMap<TokenKeys, Map<string, SessionTokenClaims>>();
+
+function rememberGenuine(keys: TokenKeys, token: string, claims: SessionTokenClaims): void {
+  let known = genuineTokens.get(keys);
+  if (known === undefined) {
+    known = new Map();
+    genuineTokens.set(keys, known);
+  }
+  if (known.size >= AUTH_LIMITS.verifiedTokenCacheMaxEntries) {
+    const oldest = known.keys().next();
+    if (!oldest.done) known.delete(oldest.value);
+  }
+  // Frozen: every later request of the session gets this same object.
+  known.set(token, Object.freeze(claims));
+}
+
+/** As jose decides it: expired once `exp` is at or before the current second. */
+function byExpiry(claims: SessionTokenClaims): SessionTokenVerification {
+  return claims.exp <= Math.floor(Date.now() / 1000)
+    ? { ok: false, reason: "expired", claims }
+    : { ok: true, claims };
+}
 
 /**
  * The patient's and the counselor's token for a new session. Throws `SigningKeyConfigError` when the
@@ -96,6 +125,8 @@ export async function verifySessionToken(
   const keys = await loadTokenKeys(env);
   if (typeof token !== "string" || token.length > MAX_TOKEN_LENGTH || !COMPACT_JWS.test(token))
     return INVALID;
+  const known = genuineTokens.get(keys)?.get(token);
+  if (known !== undefined && known.iss === issuer) return byExpiry(known);
   try {
     const { payload } = await jwtVerify(token, (header) => verificationKey(keys, header), {
       algorithms: [TOKEN_ALG],
@@ -104,12 +135,17 @@ export async function verifySessionToken(
       audience: [...ROLES],
     });
     const claims = readClaims(payload, issuer);
-    return claims === null ? INVALID : { ok: true, claims };
+    if (claims === null) return INVALID;
+    rememberGenuine(keys, token, claims);
+    return { ok: true, claims };
   } catch (error) {
     // jose reports expiry only after the signature, typ, issuer and audience have passed.
     if (error instanceof errors.JWTExpired) {
       const claims = readClaims(error.payload, issuer);
-      if (claims !== null) return { ok: false, reason: "expired", claims };
+      if (claims !== null) {
+        rememberGenuine(keys, token, claims);
+        return { ok: false, reason: "expired", claims };
+      }
     }
     return INVALID;
   }

@@ -1,7 +1,7 @@
 // Session tokens: what the routes rely on when they issue a session and check a browser's token.
 import { env } from "cloudflare:workers";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT } from "jose";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import {
   getJwks,
   issueSessionTokens,
@@ -9,7 +9,7 @@ import {
   verifySessionToken,
 } from "../../src/auth/index.ts";
 import { generateSigningJwk } from "../../src/auth/signing-key-generation.ts";
-import { SESSION_LIMITS } from "../../src/config.ts";
+import { AUTH_LIMITS, SESSION_LIMITS } from "../../src/config.ts";
 
 const HOUR = 3_600_000;
 
@@ -304,6 +304,107 @@ describe("key rotation", () => {
       JWT_PREVIOUS_PUBLIC_KEYS: JSON.stringify(await getJwks(envWith(oldKey))),
     };
     expect(await verifySessionToken(rotated, patient_token)).toMatchObject({ ok: true });
+  });
+});
+
+describe("remembering genuine tokens (no second signature check)", () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+    vi.useRealTimers();
+  });
+
+  /** Counts the signature checks made through WebCrypto while `run` runs. */
+  async function signatureChecks(run: () => Promise<unknown>): Promise<number> {
+    const spy = vi.spyOn(crypto.subtle, "verify");
+    try {
+      await run();
+      return spy.mock.calls.length;
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
+  it("answers a token it has verified with the same claims, without checking its signature again", async () => {
+    const { patient_token } = await issueSessionTokens(env, subjects());
+    let first: unknown;
+    let again: unknown;
+    expect(await signatureChecks(async () => (first = await verifySessionToken(env, patient_token)))).toBe(1);
+    expect(await signatureChecks(async () => (again = await verifySessionToken(env, patient_token)))).toBe(0);
+    expect(again).toEqual(first);
+    expect(again).toMatchObject({ ok: true, claims: { aud: "patient" } });
+  });
+
+  it("calls a remembered token expired once its exp has passed, as jose would", async () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    const now = Math.floor(Date.now() / 1000);
+    const token = await signWithServiceKey(validClaims({ iat: now, exp: now + 60 }));
+    expect(await verifySessionToken(env, token)).toMatchObject({ ok: true });
+    vi.setSystemTime((now + 59) * 1000 + 999);
+    expect(await verifySessionToken(env, token)).toMatchObject({ ok: true });
+    vi.setSystemTime((now + 60) * 1000);
+    const checks = await signatureChecks(async () =>
+      expect(await verifySessionToken(env, token)).toMatchObject({
+        ok: false,
+        reason: "expired",
+        claims: { exp: now + 60 },
+      }),
+    );
+    expect(checks).toBe(0);
+  });
+
+  it("remembers nothing of a bad token: a forgery is checked, and refused, every time", async () => {
+    const { patient_token } = await issueSessionTokens(env, subjects());
+    const [header, payload, signature = ""] = patient_token.split(".");
+    const flipped = (signature[0] === "A" ? "B" : "A") + signature.slice(1);
+    const forged = `${header}.${payload}.${flipped}`;
+    for (let i = 0; i < 2; i++) {
+      const checks = await signatureChecks(async () =>
+        expect(await verifySessionToken(env, forged)).toEqual({ ok: false, reason: "invalid" }),
+      );
+      expect(checks).toBe(1);
+    }
+  });
+
+  it("forgets them with the key set: after a rotation that drops the key, a remembered token is refused", async () => {
+    const oldKey = await generateSigningJwk("remembered-old");
+    const newKey = await generateSigningJwk("remembered-new");
+    const before = envWith(oldKey);
+    const { patient_token } = await issueSessionTokens(before, subjects());
+    expect(await verifySessionToken(before, patient_token)).toMatchObject({ ok: true });
+    expect(await verifySessionToken(envWith(newKey), patient_token)).toEqual({
+      ok: false,
+      reason: "invalid",
+    });
+    // Still listed as a previous key: verified afresh under the new key set, and accepted.
+    const rotated = envWith(newKey, [publicPart(oldKey)]);
+    await verifySessionToken(rotated, "not-a-token"); // loads the key set (its own pair check verifies once)
+    expect(
+      await signatureChecks(async () =>
+        expect(await verifySessionToken(rotated, patient_token)).toMatchObject({ ok: true }),
+      ),
+    ).toBe(1);
+  });
+
+  it("refuses a remembered token when the service's issuer is no longer the token's", async () => {
+    const { counselor_token } = await issueSessionTokens(env, subjects());
+    expect(await verifySessionToken(env, counselor_token)).toMatchObject({ ok: true });
+    const renamed = { ...env, JWT_ISSUER: "https://renamed.example" };
+    expect(await verifySessionToken(renamed, counselor_token)).toEqual({ ok: false, reason: "invalid" });
+  });
+
+  it(`remembers at most ${AUTH_LIMITS.verifiedTokenCacheMaxEntries} tokens, dropping the oldest first`, async () => {
+    const keyEnv = envWith(await generateSigningJwk("remembered-bound"));
+    const tokens: string[] = [];
+    for (let i = 0; i <= AUTH_LIMITS.verifiedTokenCacheMaxEntries; i += 1) {
+      const { patient_token } = await issueSessionTokens(keyEnv, subjects());
+      tokens.push(patient_token);
+    }
+    const [oldest = "", second = ""] = tokens;
+    for (const token of tokens.slice(0, -1)) await verifySessionToken(keyEnv, token);
+    // Full: the newest token's entry drops the oldest one's.
+    await verifySessionToken(keyEnv, tokens.at(-1) ?? "");
+    expect(await signatureChecks(() => verifySessionToken(keyEnv, second))).toBe(0);
+    expect(await signatureChecks(() => verifySessionToken(keyEnv, oldest))).toBe(1);
   });
 });
 
