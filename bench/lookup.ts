@@ -1,7 +1,8 @@
 // Lookup benchmark, every contender timed alike: the same seeded points, each point timed once, by
 // the same loop (`timeEach`). Hot: its data already in memory (ours: every entry the points need
 // cached; geokdbush: its index built; brute force: the data set in memory), and for ours and
-// geokdbush alike, the points of a slice run once untimed before each of them is timed once. Cold
+// geokdbush alike, the points of a slice run once untimed (the loading pass), are timed once right
+// after it (reported as "after loading") and once more (the hot figure): see lookup-isolate.ts. Cold
 // (ours): a fresh isolate, the entry read through the store and parsed, CPU time apart from the
 // store's time. Ours and geokdbush each run in a worker thread holding only their own data
 // (lookup-isolate.ts), as a Workers isolate would, and take turns slice by slice; the brute force
@@ -56,6 +57,10 @@ export interface LookupDetail {
   hot_chunks: number;
   /** Slices timed hot, the contenders taking turns (each within one group of `hot_chunks`). */
   hot_slices: number;
+  /** Each point timed once right after the loading pass of its slice, before the hot pass. */
+  ours_after_load_us_p50: number;
+  ours_after_load_us_p99: number;
+  geokdbush_after_load_us_p50: number;
   ours_on_brute_points_us_p50: number;
   cold_us_p50: number;
   cold_us_p99: number;
@@ -153,6 +158,8 @@ export async function benchLookup(
   const hotByPoint = new Map<number, number>();
   const geo: number[] = [];
   const geoIds: number[][] = [];
+  const oursAfterLoad: number[] = [];
+  const geoAfterLoad: number[] = [];
   let dropped = 0;
   const slices = hotSlices(chunks, SLICE_POINTS);
   try {
@@ -166,8 +173,10 @@ export async function benchLookup(
             hot.push(us);
             hotByPoint.set(i, us);
           }
+          for (const [, us] of timed.afterLoad) oursAfterLoad.push(us);
           for (const i of timed.differs) mismatch(`point ${i}: hot answer differs from cold`);
         } else {
+          for (const [, us] of timed.afterLoad) geoAfterLoad.push(us);
           for (const [, us] of timed.times) geo.push(us);
           for (const [i, ids] of timed.ids) geoIds[i] = ids;
         }
@@ -250,6 +259,9 @@ export async function benchLookup(
     hot_dropped: dropped,
     hot_chunks: chunks.length,
     hot_slices: slices.length,
+    ours_after_load_us_p50: round(p(oursAfterLoad)[50], 2),
+    ours_after_load_us_p99: round(p(oursAfterLoad)[99], 2),
+    geokdbush_after_load_us_p50: round(p(geoAfterLoad)[50], 2),
     ours_on_brute_points_us_p50: round(p(oursOnBrute)[50], 2),
     cold_us_p50: round(coldP?.[50] ?? Number.NaN, 1),
     cold_us_p99: round(coldP?.[99] ?? Number.NaN, 1),

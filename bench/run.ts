@@ -126,7 +126,7 @@ async function main(): Promise<number> {
     loadSessions: plan.load.sessions,
     points: { ...prevInfo.points },
     ...(only.has("postgis") ? { postgis: [] } : {}),
-    ...(only.has("lookup") ? { lookupMismatches: {} } : {}),
+    ...(only.has("lookup") ? { lookupMismatches: {}, afterLoad: {} } : {}),
   };
   let failures = 0;
   const machine = { cpus: availableParallelism(), node: process.version, date: new Date().toISOString() };
@@ -198,6 +198,13 @@ async function main(): Promise<number> {
           newLookup.push(r.row);
           lookupDetails.push(r.detail);
           info.lookupMismatches = { ...info.lookupMismatches, [name]: r.detail.mismatches.length };
+          info.afterLoad = {
+            ...info.afterLoad,
+            [name]: {
+              ours_us_p50: r.detail.ours_after_load_us_p50,
+              geokdbush_us_p50: r.detail.geokdbush_after_load_us_p50,
+            },
+          };
           kvSamples.push(r.kv);
           log(
             `  lookup ${name}: hot ${r.row.ours_us_p50} µs, geokdbush ${r.row.geokdbush_us_p50} µs, brute ${r.row.brute_us_p50} µs, ` +

@@ -168,6 +168,10 @@ describe("lookup benchmark", () => {
     // 300 points in slices of at most 100: the contenders took at least three turns each.
     expect(detail.hot_slices).toBeGreaterThanOrEqual(3);
     expect(detail.hot_slices).toBeGreaterThanOrEqual(detail.hot_chunks);
+    // The pass right after each slice's loading pass is timed and reported apart, for both contenders.
+    expect(detail.ours_after_load_us_p50).toBeGreaterThan(0);
+    expect(detail.ours_after_load_us_p99).toBeGreaterThanOrEqual(detail.ours_after_load_us_p50);
+    expect(detail.geokdbush_after_load_us_p50).toBeGreaterThan(0);
     expect(row.n).toBe(1_500);
     expect(row.kv_reads_p99).toBeLessThanOrEqual(2);
     expect(row.kv_reads_p50).toBe(2);
@@ -198,6 +202,9 @@ describe("lookup benchmark", () => {
     const first = await kd.hot([0, 1, 2]);
     const second = await kd.hot([3, 4, 5]);
     expect(first.times.map(([i]) => i)).toEqual([0, 1, 2]);
+    // Each point timed twice: right after the loading pass, then in the hot pass.
+    expect(first.afterLoad.map(([i]) => i)).toEqual([0, 1, 2]);
+    for (const [, us] of [...first.afterLoad, ...first.times]) expect(us).toBeGreaterThan(0);
     expect(second.ids.map(([i]) => i)).toEqual([3, 4, 5]);
     for (const [, ids] of second.ids) expect(ids).toHaveLength(5);
     await kd.close();

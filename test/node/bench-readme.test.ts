@@ -113,6 +113,19 @@ describe("README Performance section", () => {
     expect(older).not.toContain("the same sessions again");
   });
 
+  it("prints the lookups timed right after their loading pass beside the hot table, when the detail has them", () => {
+    const md = performanceMarkdown(SAMPLE, [], {
+      afterLoad: { fcc: { ours_us_p50: 15.24, geokdbush_us_p50: 5.92 } },
+    });
+    const line = md.split("\n").find((l) => l.startsWith("Timed right after the loading pass"));
+    expect(line).toBe(
+      "Timed right after the loading pass instead (latest run, p50): fcc 15.2 µs against geokdbush's 5.92 µs (2.6×).",
+    );
+    expect(md.indexOf(line ?? "?")).toBeGreaterThan(md.indexOf("### PSAP lookup"));
+    expect(md.indexOf(line ?? "?")).toBeLessThan(md.indexOf("### PostGIS beside us"));
+    expect(performanceMarkdown(SAMPLE, [], {})).not.toContain("Timed right after the loading pass");
+  });
+
   it("shows each figure's spread and each goal's record over the kept runs", () => {
     const dir = tempDir();
     const a = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 18 } }, "2026-11-22T01:00:00.000Z");
@@ -126,6 +139,9 @@ describe("README Performance section", () => {
     const md = performanceMarkdown(c, history, { mode: "quick" });
     expect(tableAfter(md, "### SOS loop near its floor")[0]?.[1]).toBe("19 (18–24)");
     expect(md).toContain("3 kept runs (2 quick, 1 full");
+    // A latest run not (yet) in the history is counted with its own mode.
+    const d = run({}, "2026-11-22T04:00:00.000Z");
+    expect(performanceMarkdown(d, history, { mode: "full" })).toContain("4 kept runs (2 quick, 2 full");
     const loop = tableAfter(md, "### Goals").find((r) => r[0]?.startsWith("SOS loop p50"));
     // 18 and 19 are within 1.5 × 13 ms; 24 is not.
     expect(loop?.[3]).toBe("2 of 3");
