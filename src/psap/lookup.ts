@@ -164,6 +164,18 @@ function validCoordinate(q: PsapQuery): boolean {
   );
 }
 
+/** No US PSAP for this fix: where it is, what to dial there, no records. */
+function outsideCoverage(lat: number, lon: number, manifest: IndexManifest): PsapLookupResult {
+  const area = describeArea(lat, lon, null, null);
+  return {
+    psaps: [],
+    area,
+    emergency: emergencyNumbersAt(area),
+    data_version: manifest.data_version,
+    reason: "outside_coverage",
+  };
+}
+
 /**
  * The PSAPs for a fix, best first (SPEC section 4), with the fix's area and emergency numbers.
  * Throws PsapIndexUnavailableError (nothing loaded) or PsapLookupFailedError (the index could not be read).
@@ -194,19 +206,9 @@ export async function lookupPsaps(
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const tolerance = toleranceKm(query.accuracy, PSAP_LIMITS.minBorderToleranceM, manifest.max_tolerance_km);
 
-  const outside = (): PsapLookupResult => {
-    const area = describeArea(lat, lon, null, null);
-    return {
-      psaps: [],
-      area,
-      emergency: emergencyNumbersAt(area),
-      data_version: manifest.data_version,
-      reason: "outside_coverage",
-    };
-  };
   const located = pointer.tree.locate(lat, lon);
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
-  if (located.kind === "empty") return outside();
+  if (located.kind === "empty") return outsideCoverage(lat, lon, manifest);
   const key = located.key;
   const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
@@ -221,7 +223,8 @@ export async function lookupPsaps(
     throw new PsapLookupFailedError("A PSAP index entry is corrupt", { cause });
   }
   // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
-  if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null)) return outside();
+  if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null))
+    return outsideCoverage(lat, lon, manifest);
   const area = describeArea(lat, lon, ranked.place, ranked.county);
   const numbers = contacts instanceof Promise ? await contacts : contacts;
   const result: PsapLookupResult = {

@@ -129,7 +129,8 @@ export function rankEntry(
   const scratch = scratchFor(entry.psaps.length);
   // Best part (group * 2 + level) of each PSAP reached through an area; NO_PART for the others.
   const partOf = scratch.partOf;
-  const touched: number[] = [];
+  const touched = TOUCHED;
+  touched.length = 0;
   const tDeg = toleranceKm / KM_PER_DEGREE;
   const cosLat = Math.cos((lat * Math.PI) / 180);
   const cell = gridCellOf(entry.grid, lat, lon);
@@ -209,10 +210,14 @@ function scratchFor(size: number): Scratch {
 
 // Lists reused by every lookup: the ranking runs start to end without awaiting, so one lookup at a
 // time uses them, and a hot lookup allocates little beyond its answer.
+const TOUCHED: number[] = [];
 const PART_LISTS: number[][] = [[], [], [], [], [], []];
 const PRIMARIES: number[] = [];
 const SECONDARIES: number[] = [];
 const FOLLOWERS: number[] = [];
+const KEPT: number[] = [];
+const BEST: number[] = [];
+const PRIMARY_IDS = new Set<string>();
 
 function rankInto(
   entry: RankableEntry,
@@ -241,10 +246,12 @@ function rankInto(
     // cut-off) no later candidate of the type can be kept.
     const fromCentre = haversineKm(lat, lon, entry.centre[0] as number, entry.centre[1] as number);
     const wanted = limit - out.length;
-    const best: number[] = [];
+    const best = BEST;
+    best.length = 0;
     const list = entry.nearest;
     for (let type = 0; type <= 1 && best.length < wanted; type++) {
-      const kept: number[] = [];
+      const kept = KEPT;
+      kept.length = 0;
       const room = wanted - best.length;
       for (let k = 0; k < list.length; k++) {
         const i = list[k] as number;
@@ -257,13 +264,15 @@ function rankInto(
         let at = kept.length;
         while (at > 0 && byDistanceThenId(entry, distance, i, kept[at - 1] as number) < 0) at--;
         if (at < room) {
-          kept.splice(at, 0, i);
-          if (kept.length > room) kept.pop();
+          // Shift the farther ones up by one (no splice: it allocates), dropping the last past `room`.
+          if (kept.length < room) kept.push(i);
+          for (let j = kept.length - 1; j > at; j--) kept[j] = kept[j - 1] as number;
+          kept[at] = i;
         }
       }
-      best.push(...kept);
+      for (const i of kept) best.push(i);
     }
-    for (const i of best) out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), "nearest"));
+    for (const i of best) pushRecord(out, entry, i, distance, "nearest");
   }
 }
 
@@ -312,7 +321,6 @@ function emitPart(
   match: PsapMatch,
   out: PsapRecord[],
 ): void {
-  const emit = (i: number) => out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), match));
   const primaries = PRIMARIES;
   const secondaries = SECONDARIES;
   primaries.length = 0;
@@ -321,7 +329,7 @@ function emitPart(
   let left = wanted;
   while (left > 0 && primaries.length > 0) {
     const p = takeFirst(entry, distance, primaries);
-    emit(p);
+    pushRecord(out, entry, p, distance, match);
     left--;
     if (secondaries.length === 0) continue;
     const id = (entry.psaps[p] as PsapTuple)[0];
@@ -329,13 +337,14 @@ function emitPart(
     followers.length = 0;
     for (const i of secondaries) if ((entry.psaps[i] as PsapTuple)[9] === id) followers.push(i);
     while (left > 0 && followers.length > 0) {
-      emit(takeFirst(entry, distance, followers));
+      pushRecord(out, entry, takeFirst(entry, distance, followers), distance, match);
       left--;
     }
   }
   if (left <= 0 || secondaries.length === 0) return;
   // The secondaries whose primary is not in this part (or who have none), in the same order.
-  const primaryIds = new Set<string>();
+  const primaryIds = PRIMARY_IDS;
+  primaryIds.clear();
   for (const i of members) if (entry.secondary[i] === 0) primaryIds.add((entry.psaps[i] as PsapTuple)[0]);
   const others = FOLLOWERS;
   others.length = 0;
@@ -344,9 +353,20 @@ function emitPart(
     if (lead === null || !primaryIds.has(lead)) others.push(i);
   }
   while (left > 0 && others.length > 0) {
-    emit(takeFirst(entry, distance, others));
+    pushRecord(out, entry, takeFirst(entry, distance, others), distance, match);
     left--;
   }
+}
+
+/** Appends PSAP `i`'s record (a function of its own, not a closure: nothing allocated but the record). */
+function pushRecord(
+  out: PsapRecord[],
+  entry: RankableEntry,
+  i: number,
+  distance: (i: number) => number,
+  match: PsapMatch,
+): void {
+  out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), match));
 }
 
 /** The delivered record of a ranked PSAP. */
