@@ -131,53 +131,55 @@ export function rankEntry(
   const partOf = scratch.partOf;
   const touched = TOUCHED;
   touched.length = 0;
-  const tDeg = toleranceKm / KM_PER_DEGREE;
-  const cosLat = Math.cos((lat * Math.PI) / 180);
-  const cell = gridCellOf(entry.grid, lat, lon);
-  const from = cell < 0 ? 0 : (entry.grid.starts[cell] as number);
-  const to = cell < 0 ? 0 : (entry.grid.starts[cell + 1] as number);
-  for (let k = from; k < to; k++) {
-    const a = entry.grid.items[k] as number;
-    if (!mayReach(entry.boxes, a, lat, lon, tDeg, cosLat)) continue;
-    let geometry = entry.geometry[a];
-    if (geometry === undefined) {
-      const bounds = entry.ringBoundsAt;
-      geometry = decodeRingsAt(entry.text, entry.ringsAt, entry.ringBounds, bounds[a], bounds[a + 1]);
-      entry.geometry[a] = geometry;
-    }
-    const level = areaLevel(geometry, lat, lon, toleranceKm);
-    if (level === OUTSIDE) continue;
-    const kind = entry.areaKind[a] as AreaKindCode;
-    if (level === INSIDE) {
-      if (kind === AREA_COUNTY) county ??= named(entry, a);
-      else if (kind === AREA_CITY || kind === AREA_COMMUNITY) place ??= named(entry, a);
-    }
-    if (kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
-    const part = groupOf(kind) * 2 + level;
-    const end = entry.membersAt[a + 1] as number;
-    for (let k = entry.membersAt[a] as number; k < end; k++) {
-      const m = entry.members[k] as number;
-      const seen = partOf[m] as number;
-      if (seen === NO_PART) touched.push(m);
-      if (part < seen) partOf[m] = part;
-    }
-  }
-  const stamp = scratch.nextStamp();
-  const distance = (i: number): number => {
-    if (scratch.kmStamp[i] === stamp) return scratch.km[i] as number;
-    const d = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
-    scratch.km[i] = d;
-    scratch.kmStamp[i] = stamp;
-    return d;
-  };
-  const out: PsapRecord[] = [];
+  // The scratch buffers are shared by every lookup of the isolate: leave them as found, also when a
+  // ring turns out corrupt halfway through the areas (a mark left behind would hide its PSAP from the
+  // area groups and the nearest group of every later lookup that reads the same index).
   try {
+    const tDeg = toleranceKm / KM_PER_DEGREE;
+    const cosLat = Math.cos((lat * Math.PI) / 180);
+    const cell = gridCellOf(entry.grid, lat, lon);
+    const from = cell < 0 ? 0 : (entry.grid.starts[cell] as number);
+    const to = cell < 0 ? 0 : (entry.grid.starts[cell + 1] as number);
+    for (let k = from; k < to; k++) {
+      const a = entry.grid.items[k] as number;
+      if (!mayReach(entry.boxes, a, lat, lon, tDeg, cosLat)) continue;
+      let geometry = entry.geometry[a];
+      if (geometry === undefined) {
+        const bounds = entry.ringBoundsAt;
+        geometry = decodeRingsAt(entry.text, entry.ringsAt, entry.ringBounds, bounds[a], bounds[a + 1]);
+        entry.geometry[a] = geometry;
+      }
+      const level = areaLevel(geometry, lat, lon, toleranceKm);
+      if (level === OUTSIDE) continue;
+      const kind = entry.areaKind[a] as AreaKindCode;
+      if (level === INSIDE) {
+        if (kind === AREA_COUNTY) county ??= named(entry, a);
+        else if (kind === AREA_CITY || kind === AREA_COMMUNITY) place ??= named(entry, a);
+      }
+      if (kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
+      const part = groupOf(kind) * 2 + level;
+      const end = entry.membersAt[a + 1] as number;
+      for (let k = entry.membersAt[a] as number; k < end; k++) {
+        const m = entry.members[k] as number;
+        const seen = partOf[m] as number;
+        if (seen === NO_PART) touched.push(m);
+        if (part < seen) partOf[m] = part;
+      }
+    }
+    const stamp = scratch.nextStamp();
+    const distance = (i: number): number => {
+      if (scratch.kmStamp[i] === stamp) return scratch.km[i] as number;
+      const d = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
+      scratch.km[i] = d;
+      scratch.kmStamp[i] = stamp;
+      return d;
+    };
+    const out: PsapRecord[] = [];
     if (limit > 0) rankInto(entry, partOf, touched, distance, limit, maxDistanceKm, lat, lon, out);
+    return { psaps: out, place, county };
   } finally {
-    // The scratch buffers are shared by every lookup of the isolate: leave them as found.
     for (const m of touched) partOf[m] = NO_PART;
   }
-  return { psaps: out, place, county };
 }
 
 /** Scratch buffers reused by every lookup (no allocation per PSAP of an entry on the hot path). */

@@ -216,6 +216,60 @@ describe("lookup over a corrupt ring section", () => {
     for (const [key, value] of built.entries) store.data.set(key, value);
     expect((await lookupPsaps(store, fix)).psaps).toEqual(good.psaps);
   });
+
+  it("leaves nothing of a failed lookup behind: an area read before the corrupt one still ranks its PSAPs later", async () => {
+    const built = buildIndex({
+      dataVersion: "rings-halfway",
+      psaps: [indexedPsap("town", 41.5, -87.5), indexedPsap("cty", 41.9, -87.7)],
+      areas: [
+        {
+          kind: "city",
+          id: "t",
+          name: "Town",
+          state: "ZZ",
+          rings: [square(41.4, -87.6, 0.2)],
+          psapIds: ["town"],
+        },
+        {
+          kind: "county",
+          id: "c",
+          name: "County",
+          state: "ZZ",
+          rings: [square(41, -88, 1)],
+          psapIds: ["cty"],
+        },
+      ],
+    });
+    const store = MemoryPsapStore.fromIndex(built);
+    const fix = { latitude: 41.5, longitude: -87.5, accuracy: 20 };
+    resetPsapLookupCache();
+    const good = await lookupPsaps(store, fix);
+    expect(good.psaps.map((p) => [p.id, p.match])).toEqual([
+      ["town", "city"],
+      ["cty", "county"],
+    ]);
+    // Garble only the rings of each entry's last area: the areas before it are read and their PSAPs
+    // marked before the ranking meets the corrupt one.
+    let garbled = 0;
+    for (const key of built.entries.keys()) {
+      const text = store.data.get(key) as string;
+      const at = text.indexOf("\n") + 1;
+      const header = parseEntry(text).header;
+      const last = header.k.length - 1;
+      if (last < 1) continue;
+      const bounds = boundsOf(header, last);
+      const from = at + (bounds[0] as number);
+      const to = at + (bounds.at(-1) as number);
+      store.data.set(key, text.slice(0, from) + "\u0001".repeat(to - from) + text.slice(to));
+      garbled++;
+    }
+    expect(garbled).toBeGreaterThan(0);
+    resetPsapLookupCache();
+    await expect(lookupPsaps(store, fix)).rejects.toBeInstanceOf(PsapLookupFailedError);
+    for (const [key, value] of built.entries) store.data.set(key, value);
+    // Read afresh (the corrupt entry was dropped): the same answer, both PSAPs in their groups.
+    expect((await lookupPsaps(store, fix)).psaps).toEqual(good.psaps);
+  });
 });
 
 describe("the pointer's tree text", () => {
