@@ -69,7 +69,7 @@ export const AUTH_LIMITS = {
   /** Random base62 characters after `plt_` and `key_`. */
   idRandomChars: 24,
   /**
-   * Session tokens one isolate remembers as verified (oldest dropped first): a session's every request
+   * Session tokens one isolate remembers as verified (least recently used dropped first): a session's every request
    * carries the same two tokens, and an EdDSA check costs about 0.2 ms of CPU. About 1 KB each.
    */
   verifiedTokenCacheMaxEntries: 2_048,

@@ -3,6 +3,7 @@ import { errors, type JWTHeaderParameters, jwtVerify, SignJWT } from "jose";
 import type { Role, SessionTokenClaims } from "../../sdk/src/protocol.ts";
 import { AUTH_LIMITS, SESSION_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
+import { LruCache } from "../lru-cache.ts";
 import {
   loadTokenKeys,
   SigningKeyConfigError,
@@ -51,22 +52,20 @@ const INVALID: SessionTokenVerification = { ok: false, reason: "invalid" };
  * Tokens this isolate has found genuine, with their claims, under the key set that verified them: the
  * same text under the same keys verifies the same way, so only `exp` (and the issuer, which comes from
  * the environment) is checked again. A new key set (a rotation) starts with none; bad tokens are never
- * remembered, so forged ones cannot crowd out good ones.
+ * remembered, so forged ones cannot crowd out good ones; the least recently used is dropped first, so
+ * the tokens of sessions in use stay.
  */
-const genuineTokens = new WeakMap<TokenKeys, Map<string, SessionTokenClaims>>();
+const genuineTokens = new WeakMap<TokenKeys, LruCache<SessionTokenClaims>>();
 
 function rememberGenuine(keys: TokenKeys, token: string, claims: SessionTokenClaims): void {
   let known = genuineTokens.get(keys);
   if (known === undefined) {
-    known = new Map();
+    const max = AUTH_LIMITS.verifiedTokenCacheMaxEntries;
+    known = new LruCache(max, max);
     genuineTokens.set(keys, known);
   }
-  if (known.size >= AUTH_LIMITS.verifiedTokenCacheMaxEntries) {
-    const oldest = known.keys().next();
-    if (!oldest.done) known.delete(oldest.value);
-  }
-  // Frozen: every later request of the session gets this same object.
-  known.set(token, Object.freeze(claims));
+  // Frozen: every later request of the session gets this same object. Each counts 1 against the bound.
+  known.set(token, Object.freeze(claims), 1);
 }
 
 /** As jose decides it: expired once `exp` is at or before the current second. */

@@ -3,7 +3,7 @@
 import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { type ContactSource, currentContacts, withContacts } from "../contacts/overlay.ts";
-import { LruCache } from "./cache.ts";
+import { LruCache } from "../lru-cache.ts";
 import { decodeEntry } from "./decode.ts";
 import { type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
 import { MalformedRingError, toleranceKm } from "./geometry.ts";

@@ -392,7 +392,7 @@ describe("remembering genuine tokens (no second signature check)", () => {
     expect(await verifySessionToken(renamed, counselor_token)).toEqual({ ok: false, reason: "invalid" });
   });
 
-  it(`remembers at most ${AUTH_LIMITS.verifiedTokenCacheMaxEntries} tokens, dropping the oldest first`, async () => {
+  it(`remembers at most ${AUTH_LIMITS.verifiedTokenCacheMaxEntries} tokens, dropping the least recently used first`, async () => {
     const keyEnv = envWith(await generateSigningJwk("remembered-bound"));
     const tokens: string[] = [];
     for (let i = 0; i <= AUTH_LIMITS.verifiedTokenCacheMaxEntries; i += 1) {
@@ -401,10 +401,26 @@ describe("remembering genuine tokens (no second signature check)", () => {
     }
     const [oldest = "", second = ""] = tokens;
     for (const token of tokens.slice(0, -1)) await verifySessionToken(keyEnv, token);
-    // Full: the newest token's entry drops the oldest one's.
+    // Full: the newest token's entry drops the least recently used one (the oldest, never read since).
     await verifySessionToken(keyEnv, tokens.at(-1) ?? "");
     expect(await signatureChecks(() => verifySessionToken(keyEnv, second))).toBe(0);
     expect(await signatureChecks(() => verifySessionToken(keyEnv, oldest))).toBe(1);
+  });
+
+  it("keeps a token in use when full: the one dropped is the least recently used", async () => {
+    const keyEnv = envWith(await generateSigningJwk("remembered-in-use"));
+    const tokens: string[] = [];
+    for (let i = 0; i <= AUTH_LIMITS.verifiedTokenCacheMaxEntries; i += 1) {
+      const { patient_token } = await issueSessionTokens(keyEnv, subjects());
+      tokens.push(patient_token);
+    }
+    const [first = "", second = ""] = tokens;
+    for (const token of tokens.slice(0, -1)) await verifySessionToken(keyEnv, token);
+    // The first session's token is used again before the cache fills up: it stays, the second goes.
+    expect(await signatureChecks(() => verifySessionToken(keyEnv, first))).toBe(0);
+    await verifySessionToken(keyEnv, tokens.at(-1) ?? "");
+    expect(await signatureChecks(() => verifySessionToken(keyEnv, first))).toBe(0);
+    expect(await signatureChecks(() => verifySessionToken(keyEnv, second))).toBe(1);
   });
 });
 

@@ -1,6 +1,7 @@
-// A small least-recently-used cache, bounded by entry count and by a caller-given size. A hit among the
-// newer half of the entries is not moved: it cannot be the next one dropped anyway, and a hot lookup's hit
-// then costs one map read instead of a delete and an insert.
+// A small least-recently-used cache, bounded by entry count and by a caller-given size (the PSAP lookup's
+// decoded entries, the session tokens an isolate has verified). A hit among the newer half of the entries
+// is not moved: it cannot be the next one dropped anyway, and a hot hit then costs one map read instead of
+// a delete and an insert.
 
 export class LruCache<V> {
   private map = new Map<string, { value: V; size: number; order: number }>();
