@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { cellToChildren, cellToLatLng, cellToParent, getRes0Cells, latLngToCell } from "h3-js";
 import { describe, expect, it } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
+import type { AreaInput } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import {
   type AreaDraft,
@@ -185,20 +186,21 @@ describe("stored entry", () => {
 });
 
 describe("lookup over a corrupt ring section", () => {
+  /** A county over (41..42 N, 88..87 W) answered by `psapIds`: it holds the fix at 41.5, -87.5. */
+  const county = (psapIds: string[]): AreaInput => ({
+    kind: "county",
+    id: "c",
+    name: "County",
+    state: "ZZ",
+    rings: [square(41, -88, 1)],
+    psapIds,
+  });
+
   it("answers psap_lookup_failed, not an empty list, and tries the entry again next time", async () => {
     const built = buildIndex({
       dataVersion: "rings",
       psaps: [indexedPsap("c1", 41.9, -87.7)],
-      areas: [
-        {
-          kind: "county",
-          id: "c",
-          name: "County",
-          state: "ZZ",
-          rings: [square(41, -88, 1)],
-          psapIds: ["c1"],
-        },
-      ],
+      areas: [county(["c1"])],
     });
     const store = MemoryPsapStore.fromIndex(built);
     const fix = { latitude: 41.5, longitude: -87.5, accuracy: 20 };
@@ -230,14 +232,7 @@ describe("lookup over a corrupt ring section", () => {
           rings: [square(41.4, -87.6, 0.2)],
           psapIds: ["town"],
         },
-        {
-          kind: "county",
-          id: "c",
-          name: "County",
-          state: "ZZ",
-          rings: [square(41, -88, 1)],
-          psapIds: ["cty"],
-        },
+        county(["cty"]),
       ],
     });
     const store = MemoryPsapStore.fromIndex(built);
