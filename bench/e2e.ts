@@ -2,7 +2,8 @@
 // server: live sessions (a patient and a counselor socket each), loops whose triggers are spread
 // over a window, the location posted when `location_request` arrives; floor rounds (the same loop
 // through a trivial Durable Object) alternate with the SOS rounds, and a trivial GET runs
-// throughout both.
+// throughout. A third kind, the durable floor (the trivial object making one storage write per
+// request, as ours does), shows what the runtime's output gate alone adds to the floor.
 
 import { seededRandom } from "./random.ts";
 import type { E2eResult } from "./results.ts";
@@ -74,6 +75,15 @@ export interface E2eDetail {
   later_fix_ms_p50: number;
   /** The solo loops again, on the same sessions: each fix's second loop. */
   solo_again_ms_p50: number;
+  /**
+   * The floor with one storage write per request (on pairs of its own, in the same slices): the
+   * output gate holds its answer and pushes until the write is confirmed, as it holds ours.
+   */
+  durable_floor_loops: number;
+  durable_floor_failed: number;
+  durable_floor_ms_p50: number;
+  durable_floor_ms_p99: number;
+  durable_floor_lost_messages: number;
 }
 
 const LOOP_TIMEOUT_MS = 20_000;
@@ -121,13 +131,16 @@ export async function benchE2e(
   const platforms = await createPlatforms(target, Math.max(1, Math.ceil(plan.sessions / 250)));
   const sessions = await createSessions(target, platforms, plan.sessions);
   const lives = await pool(sessions, 25, (s) => connect(target, s));
-  const floors = await pool(
-    Array.from({ length: plan.sessions }, (_, i) => `floor-${plan.seed}-${i}`),
-    25,
-    (id) => connectFloor(target, id),
-  );
+  const floorPairs = (kind: string) =>
+    pool(
+      Array.from({ length: plan.sessions }, (_, i) => `${kind}-${plan.seed}-${i}`),
+      25,
+      (id) => connectFloor(target, id),
+    );
+  const floors = await floorPairs("floor");
+  const durableFloors = await floorPairs("durable-floor");
   log(
-    `  e2e: ${lives.length} sessions and ${floors.length} floor pairs, ${(lives.length + floors.length) * 2} sockets open`,
+    `  e2e: ${lives.length} sessions, ${floors.length} floor and ${durableFloors.length} durable floor pairs, ${(lives.length + floors.length + durableFloors.length) * 2} sockets open`,
   );
   const fixes = queryPoints(plan.sessions, plan.seed, 0);
   const fixOf = (i: number) => fixes[i % fixes.length] ?? CHICAGO;
@@ -155,6 +168,10 @@ export async function benchE2e(
       cancelSos(target, live).catch((err: Error) => void (errors.length < 10 && errors.push(err.message))),
     );
   const floorOne = (f: FloorSession, i: number) => floorLoop(target, f, fixOf(i), LOOP_TIMEOUT_MS);
+  const durableFloorOne = (f: FloorSession, i: number) =>
+    floorLoop(target, f, fixOf(i), LOOP_TIMEOUT_MS, true);
+  const durableFloor: number[] = [];
+  let durableFloorFailed = 0;
   try {
     let idleCount = 0;
     const idleTrivial = await trivialRtts(target, () => ++idleCount > 50, 5);
@@ -180,10 +197,10 @@ export async function benchE2e(
       await cancel([lives[i] as LiveSession]);
     }
     log(`  e2e: ${solo.length} SOS loops (and each again) and ${soloFloor.length} floor loops alone done`);
-    // Concurrent: rounds alternate, floor then SOS, each with its own seeded trigger times.
-    // Concurrent: each round goes over every session once, in slices that alternate floor then SOS
-    // (a slice of the sessions, its triggers spread over its share of the window: the same rate of
-    // loops), so both kinds see the same moments of this shared machine.
+    // Concurrent: each round goes over every session once, in slices that alternate floor, durable
+    // floor and SOS (a slice of the sessions, its triggers spread over its share of the window, with
+    // its own seeded trigger times: the same rate of loops), so every kind sees the same moments of
+    // this shared machine.
     const slices = Math.max(1, Math.min(plan.slices, lives.length));
     const size = Math.ceil(lives.length / slices);
     const window = plan.spreadMs / slices;
@@ -201,6 +218,17 @@ export async function benchE2e(
         floor.push(...f.ms);
         floorTrivial.push(...f.trivial);
         floorFailed += f.failed;
+        const someDurable = durableFloors.slice(k * size, (k + 1) * size);
+        const durableOffsets = someDurable.map(() => random() * window);
+        const d = await round_(
+          target,
+          someDurable,
+          (i) => durableOffsets[i] ?? 0,
+          (p, i) => durableFloorOne(p, k * size + i),
+          errors,
+        );
+        durableFloor.push(...d.ms);
+        durableFloorFailed += d.failed;
         const someLives = lives.slice(k * size, (k + 1) * size);
         const offsets = someLives.map(() => random() * window);
         const s = await round_(
@@ -216,7 +244,7 @@ export async function benchE2e(
         trivial.push(...s.trivial);
         failed += s.failed;
       }
-      log(`  e2e: round ${r + 1}/${plan.rounds} done (${slices} slices, floor then SOS)`);
+      log(`  e2e: round ${r + 1}/${plan.rounds} done (${slices} slices, floor, durable floor, SOS)`);
     }
     const burst: number[] = [];
     const burstFloor: number[] = [];
@@ -232,6 +260,7 @@ export async function benchE2e(
     }
     const lost = await lostMessages(lives);
     const floorLost = await lostMessages(floors, 1_000);
+    const durableFloorLost = await lostMessages(durableFloors, 1_000);
     const p = percentiles(sos, [50, 95, 99]);
     const fp = percentiles(floor, [50, 95, 99]);
     const t = percentiles(trivial, [50, 99]);
@@ -273,10 +302,16 @@ export async function benchE2e(
         later_fix_loops: laterFixMs.length,
         later_fix_ms_p50: pick(laterFixMs, 50),
         solo_again_ms_p50: pick(soloAgain, 50),
+        durable_floor_loops: durableFloor.length,
+        durable_floor_failed: durableFloorFailed,
+        durable_floor_ms_p50: pick(durableFloor, 50),
+        durable_floor_ms_p99: pick(durableFloor, 99),
+        durable_floor_lost_messages: durableFloorLost,
       },
     };
   } finally {
     closeAll(lives);
     closeAll(floors);
+    closeAll(durableFloors);
   }
 }

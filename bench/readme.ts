@@ -24,6 +24,8 @@ export interface RunInfo {
   solo?: { sos_ms_p50: number; sos_again_ms_p50?: number; floor_ms_p50: number; trivial_ms_p50: number };
   /** The concurrent SOS loops (e2e detail): the first on the server with their fix, and the later ones. */
   fixes?: { first_loops: number; first_ms_p50: number; later_loops: number; later_ms_p50: number };
+  /** The floor with one storage write per request, in the same slices (e2e detail). */
+  durableFloor?: { loops: number; ms_p50: number; ms_p99: number };
   /** The load server's workerd processes (load detail). */
   memory?: { idle_mb: number; per_session_mb: number; peak_mb: number; proxy_mb: number };
   /** The storm itself (load detail): how long, and how each loop was answered. */
@@ -295,6 +297,14 @@ export function performanceMarkdown(
               ? `Of the latest run's concurrent SOS loops, ${num(info.fixes.first_loops, 0)} were the first with their fix (all in the first round): p50 ${auto(info.fixes.first_ms_p50)} ms; the other ${num(info.fixes.later_loops, 0)}: p50 ${auto(info.fixes.later_ms_p50)} ms. The table takes every loop as it came.`
               : "In the latest run every concurrent SOS loop's fix had been used before (by the loops alone): each found its entry cached."
           }`,
+        ]
+      : []),
+    ...(info.durableFloor && info.durableFloor.loops > 0
+      ? [
+          "",
+          `The floor again with one storage write per request (the trivial object calls \`storage.kv.put\` in each, as the session object writes once per request; the runtime's output gate then holds the answer and the pushes until the write is confirmed), in the same slices on ${num(info.durableFloor.loops, 0)} loops of its own: p50 ${auto(info.durableFloor.ms_p50)} ms, p99 ${auto(info.durableFloor.ms_p99)} ms in the latest run${
+            e ? `, against the floor's ${auto(e.floor_ms_p50)} ms and ${auto(e.floor_ms_p99)} ms` : ""
+          }. That difference is the price of "nothing anyone hears can be lost by a crash", which the SOS loop pays and the floor does not.`,
         ]
       : []),
     ...(info.solo

@@ -293,6 +293,11 @@ async function main(): Promise<number> {
           floor_ms_p50: r.detail.solo_floor_ms_p50,
           trivial_ms_p50: r.detail.idle_trivial_rtt_ms_p50,
         };
+        info.durableFloor = {
+          loops: r.detail.durable_floor_loops,
+          ms_p50: r.detail.durable_floor_ms_p50,
+          ms_p99: r.detail.durable_floor_ms_p99,
+        };
         info.fixes = {
           first_loops: r.detail.first_fix_loops,
           first_ms_p50: r.detail.first_fix_ms_p50,

@@ -311,23 +311,28 @@ export async function connectFloor(target: Target, id: string, timeoutMs = 30_00
   return { id, patient, counselor };
 }
 
-/** The floor: the same loop, with the same client work, through the trivial object. */
+/**
+ * The floor: the same loop, with the same client work, through the trivial object; `durable`, with one
+ * storage write per request in the object (whose confirmation the output gate waits for, as for ours).
+ */
 export function floorLoop(
   target: Target,
   floor: FloorSession,
   fix: QueryPoint,
   timeoutMs: number,
+  durable = false,
 ): Promise<LoopOutcome> {
   const base = `${target.baseUrl}/__floor/sessions/${encodeURIComponent(floor.id)}`;
+  const query = durable ? "?durable=1" : "";
   return timedLoop(
     {
       patient: floor.patient,
       counselor: floor.counselor,
       triggerBroadcast: [],
-      trigger: () => postJson(`${base}/trigger`, {}, {}),
+      trigger: () => postJson(`${base}/trigger${query}`, {}, {}),
       submit: () =>
         postJson(
-          `${base}/location`,
+          `${base}/location${query}`,
           { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy },
           {},
         ),

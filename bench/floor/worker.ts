@@ -2,6 +2,8 @@
 // what the bench measures beside it on the same `wrangler dev`, under /__floor/:
 // - the SOS loop's floor: a trivial Durable Object that answers 2 HTTP round trips and pushes 2
 //   WebSocket messages (trigger -> a message to the patient socket; location -> a message to both);
+//   with `?durable=1`, each request also makes one storage write, as the session object does, so
+//   the runtime's output gate holds the answer and the pushes until the write is confirmed;
 // - a KV read timer: reads given PSAP_INDEX keys, so the bench can time real local KV reads.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../src/env.ts";
@@ -13,6 +15,7 @@ type FloorEnv = Env & { FLOOR: DurableObjectNamespace<FloorObject> };
 
 const LOCATION_REQUEST = JSON.stringify({ type: "location_request" });
 const RESULTS = JSON.stringify({ type: "psap_results" });
+const STATE_KEY = "state";
 
 /** The trivial object: hibernatable sockets tagged by role, two methods that push one message each. */
 export class FloorObject extends DurableObject<FloorEnv> {
@@ -23,14 +26,27 @@ export class FloorObject extends DurableObject<FloorEnv> {
     return new Response(null, { status: 101, webSocket: pair[0] });
   }
 
-  trigger(): { state: string } {
+  trigger(durable = false): { state: string } {
+    if (durable) this.ctx.storage.kv.put(STATE_KEY, { state: "sos", at: Date.now() });
     for (const ws of this.ctx.getWebSockets("patient")) ws.send(LOCATION_REQUEST);
     return { state: "sos" };
   }
 
-  location(body: unknown): { received: boolean } {
+  location(body: unknown, durable = false): { received: boolean } {
+    // The write's size, not the fix: bench points are synthetic, but no coordinate is stored by habit.
+    if (durable)
+      this.ctx.storage.kv.put(STATE_KEY, {
+        state: "located",
+        at: Date.now(),
+        bytes: JSON.stringify(body).length,
+      });
     for (const ws of this.ctx.getWebSockets()) ws.send(RESULTS);
     return { received: typeof body === "object" && body !== null };
+  }
+
+  /** What the durable variant has written (the harness's test reads it). */
+  written(): unknown {
+    return this.ctx.storage.kv.get(STATE_KEY) ?? null;
   }
 
   override async webSocketClose(ws: WebSocket, code: number): Promise<void> {
@@ -39,6 +55,7 @@ export class FloorObject extends DurableObject<FloorEnv> {
 }
 
 const FLOOR_SESSION = /^\/__floor\/sessions\/([A-Za-z0-9-]{1,64})\/(trigger|location)$/;
+const FLOOR_WRITTEN = /^\/__floor\/sessions\/([A-Za-z0-9-]{1,64})\/written$/;
 
 async function floor(request: Request, url: URL, env: FloorEnv): Promise<Response> {
   if (url.pathname === "/__floor/ws") {
@@ -68,8 +85,13 @@ async function floor(request: Request, url: URL, env: FloorEnv): Promise<Respons
   if (m && request.method === "POST") {
     const stub = env.FLOOR.get(env.FLOOR.idFromName(m[1] ?? ""));
     const body: unknown = await request.json();
-    if (m[2] === "trigger") return Response.json(await stub.trigger(), { status: 202 });
-    return Response.json(await stub.location(body));
+    const durable = url.searchParams.get("durable") === "1";
+    if (m[2] === "trigger") return Response.json(await stub.trigger(durable), { status: 202 });
+    return Response.json(await stub.location(body, durable));
+  }
+  const w = FLOOR_WRITTEN.exec(url.pathname);
+  if (w && request.method === "GET") {
+    return Response.json(await env.FLOOR.get(env.FLOOR.idFromName(w[1] ?? "")).written());
   }
   return new Response("not found", { status: 404 });
 }

@@ -113,6 +113,21 @@ describe("README Performance section", () => {
     expect(older).not.toContain("the same sessions again");
   });
 
+  it("prints the durable floor beside the floor when the detail has it, and nothing without it", () => {
+    const md = performanceMarkdown(SAMPLE, [], { durableFloor: { loops: 200, ms_p50: 14.1, ms_p99: 40.2 } });
+    const line = md
+      .split("\n")
+      .find((l) => l.startsWith("The floor again with one storage write per request"));
+    expect(line).toContain("on 200 loops of its own: p50 14.1 ms, p99 40.2 ms in the latest run");
+    expect(line).toContain(`against the floor's ${SAMPLE.e2e?.floor_ms_p50} ms`);
+    expect(md.indexOf(line ?? "?")).toBeGreaterThan(md.indexOf("### SOS loop near its floor"));
+    expect(md.indexOf(line ?? "?")).toBeLessThan(md.indexOf("### Load"));
+    expect(performanceMarkdown(SAMPLE, [], {})).not.toContain("one storage write per request");
+    expect(
+      performanceMarkdown(SAMPLE, [], { durableFloor: { loops: 0, ms_p50: Number.NaN, ms_p99: Number.NaN } }),
+    ).not.toContain("one storage write per request");
+  });
+
   it("prints the lookups timed right after their loading pass beside the hot table, when the detail has them", () => {
     const md = performanceMarkdown(SAMPLE, [], {
       afterLoad: { fcc: { ours_us_p50: 15.24, geokdbush_us_p50: 5.92 } },

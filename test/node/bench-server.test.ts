@@ -47,6 +47,26 @@ describe("the bench against wrangler dev", () => {
     expect(await trigger.json()).toEqual({ state: "sos" });
   });
 
+  it("has the durable floor write once per request, and the plain floor write nothing", async () => {
+    const written = async (id: string) =>
+      (await fetch(`${server.baseUrl}/__floor/sessions/${id}/written`)).json();
+    const post = (id: string, step: string, durable: boolean, body: unknown) =>
+      fetch(`${server.baseUrl}/__floor/sessions/${id}/${step}${durable ? "?durable=1" : ""}`, {
+        method: "POST",
+        body: JSON.stringify(body),
+      });
+    expect((await post("plain-probe", "trigger", false, {})).status).toBe(202);
+    expect(await written("plain-probe")).toBeNull();
+    expect((await post("durable-probe", "trigger", true, {})).status).toBe(202);
+    expect(await written("durable-probe")).toMatchObject({ state: "sos" });
+    const fix = { latitude: 41.88, longitude: -87.63, accuracy: 20 };
+    expect(await (await post("durable-probe", "location", true, fix)).json()).toEqual({ received: true });
+    const after = (await written("durable-probe")) as Record<string, unknown>;
+    expect(after).toMatchObject({ state: "located", bytes: JSON.stringify(fix).length });
+    // The write's size is stored, never the fix.
+    expect(JSON.stringify(after)).not.toContain("41.88");
+  });
+
   it("times the sampled cold reads on the local KV, reading the values the lookup read", async () => {
     const { p50, detail } = await timeKvReads(server.baseUrl, sample);
     expect(detail.points).toBe(12);
@@ -83,6 +103,13 @@ describe("the bench against wrangler dev", () => {
       expect(detail[k]).toBeGreaterThan(0);
     expect(result.lost_messages).toBe(0);
     expect(detail.floor_lost_messages).toBe(0);
+    expect(detail).toMatchObject({
+      durable_floor_loops: 4,
+      durable_floor_failed: 0,
+      durable_floor_lost_messages: 0,
+    });
+    expect(detail.durable_floor_ms_p50).toBeGreaterThan(0);
+    expect(detail.durable_floor_ms_p99).toBeGreaterThanOrEqual(detail.durable_floor_ms_p50);
     for (const k of [
       "sos_loop_ms_p50",
       "sos_loop_ms_p99",
