@@ -166,28 +166,22 @@ export function rankEntry(
         if (part < seen) partOf[m] = part;
       }
     }
-    const stamp = scratch.nextStamp();
-    const distance = (i: number): number => {
-      if (scratch.kmStamp[i] === stamp) return scratch.km[i] as number;
-      const d = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
-      scratch.km[i] = d;
-      scratch.kmStamp[i] = stamp;
-      return d;
-    };
     const out: PsapRecord[] = [];
-    if (limit > 0) rankInto(entry, partOf, touched, distance, limit, maxDistanceKm, lat, lon, out);
+    if (limit > 0) rankInto(entry, scratch, touched, limit, maxDistanceKm, lat, lon, out);
     return { psaps: out, place, county };
   } finally {
     for (const m of touched) partOf[m] = NO_PART;
   }
 }
 
-/** Scratch buffers reused by every lookup (no allocation per PSAP of an entry on the hot path). */
+/**
+ * Scratch buffers reused by every lookup (no allocation per PSAP of an entry on the hot path). A PSAP's
+ * distance to the fix is computed once per lookup, into `km`, before anything compares it: comparisons
+ * read the typed array (no closure, no number boxed on the way).
+ */
 interface Scratch {
   partOf: Uint8Array;
   km: Float64Array;
-  kmStamp: Uint32Array;
-  nextStamp(): number;
 }
 
 let shared: Scratch | null = null;
@@ -195,18 +189,7 @@ let shared: Scratch | null = null;
 function scratchFor(size: number): Scratch {
   if (shared && shared.partOf.length >= size) return shared;
   const capacity = Math.max(size, (shared?.partOf.length ?? 0) * 2, 256);
-  let stamp = 0;
-  const kmStamp = new Uint32Array(capacity);
-  shared = {
-    partOf: new Uint8Array(capacity).fill(NO_PART),
-    km: new Float64Array(capacity),
-    kmStamp,
-    nextStamp() {
-      stamp = stamp === 0xffffffff ? 1 : stamp + 1;
-      if (stamp === 1) kmStamp.fill(0);
-      return stamp;
-    },
-  };
+  shared = { partOf: new Uint8Array(capacity).fill(NO_PART), km: new Float64Array(capacity) };
   return shared;
 }
 
@@ -223,24 +206,25 @@ const PRIMARY_IDS = new Set<string>();
 
 function rankInto(
   entry: RankableEntry,
-  partOf: Uint8Array,
+  scratch: Scratch,
   touched: readonly number[],
-  distance: (i: number) => number,
   limit: number,
   maxDistanceKm: number,
   lat: number,
   lon: number,
   out: PsapRecord[],
 ): void {
+  const { partOf, km } = scratch;
   for (const list of PART_LISTS) list.length = 0;
   for (const i of touched) {
-    const part = partOf[i] as number;
-    if (distance(i) <= maxDistanceKm) PART_LISTS[part]?.push(i);
+    const d = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
+    km[i] = d;
+    if (d <= maxDistanceKm) PART_LISTS[partOf[i] as number]?.push(i);
   }
   for (let part = 0; part < PART_LISTS.length && out.length < limit; part++) {
     const members = PART_LISTS[part] as number[];
     if (members.length === 0) continue;
-    emitPart(entry, members, distance, limit - out.length, GROUP_MATCH[part >> 1] as PsapMatch, out);
+    emitPart(entry, members, km, limit - out.length, GROUP_MATCH[part >> 1] as PsapMatch, out);
   }
   if (out.length < limit) {
     // The nearest group, by type, then distance, then id. Candidates come by type, nearest to the centre
@@ -260,11 +244,14 @@ function rankInto(
         if (entry.secondary[i] !== type) continue;
         const bound = (entry.nearestBoundM[k] as number) / 1000 - fromCentre;
         if (bound > maxDistanceKm) break;
-        if (kept.length === room && bound > distance(kept[room - 1] as number)) break;
-        if (partOf[i] !== NO_PART || distance(i) > maxDistanceKm) continue;
+        if (kept.length === room && bound > (km[kept[room - 1] as number] as number)) break;
+        // A PSAP an area reached is in an area group, and its distance already known.
+        if (partOf[i] !== NO_PART) continue;
+        km[i] = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
+        if ((km[i] as number) > maxDistanceKm) continue;
         // Insert in (distance, id) order, keeping only `room`.
         let at = kept.length;
-        while (at > 0 && byDistanceThenId(entry, distance, i, kept[at - 1] as number) < 0) at--;
+        while (at > 0 && byDistanceThenId(entry, km, i, kept[at - 1] as number) < 0) at--;
         if (at < room) {
           // Shift the farther ones up by one (no splice: it allocates), dropping the last past `room`.
           if (kept.length < room) kept.push(i);
@@ -274,18 +261,13 @@ function rankInto(
       }
       for (const i of kept) best.push(i);
     }
-    for (const i of best) pushRecord(out, entry, i, distance, "nearest");
+    for (const i of best) pushRecord(out, entry, i, km, "nearest");
   }
 }
 
-function byDistanceThenId(
-  entry: RankableEntry,
-  distance: (i: number) => number,
-  a: number,
-  b: number,
-): number {
-  const da = distance(a);
-  const db = distance(b);
+function byDistanceThenId(entry: RankableEntry, km: Float64Array, a: number, b: number): number {
+  const da = km[a] as number;
+  const db = km[b] as number;
   if (da !== db) return da < db ? -1 : 1;
   const ia = (entry.psaps[a] as PsapTuple)[0];
   const ib = (entry.psaps[b] as PsapTuple)[0];
@@ -293,14 +275,14 @@ function byDistanceThenId(
 }
 
 /** Removes and returns the first of `list` by (jurisdiction, distance, id). */
-function takeFirst(entry: RankableEntry, distance: (i: number) => number, list: number[]): number {
+function takeFirst(entry: RankableEntry, km: Float64Array, list: number[]): number {
   let best = 0;
   for (let k = 1; k < list.length; k++) {
     const a = list[k] as number;
     const b = list[best] as number;
     const order =
       (entry.jurisdiction[a] as number) - (entry.jurisdiction[b] as number) ||
-      byDistanceThenId(entry, distance, a, b);
+      byDistanceThenId(entry, km, a, b);
     if (order < 0) best = k;
   }
   const i = list[best] as number;
@@ -318,7 +300,7 @@ function takeFirst(entry: RankableEntry, distance: (i: number) => number, list: 
 function emitPart(
   entry: RankableEntry,
   members: readonly number[],
-  distance: (i: number) => number,
+  km: Float64Array,
   wanted: number,
   match: PsapMatch,
   out: PsapRecord[],
@@ -330,8 +312,8 @@ function emitPart(
   for (const i of members) (entry.secondary[i] === 0 ? primaries : secondaries).push(i);
   let left = wanted;
   while (left > 0 && primaries.length > 0) {
-    const p = takeFirst(entry, distance, primaries);
-    pushRecord(out, entry, p, distance, match);
+    const p = takeFirst(entry, km, primaries);
+    pushRecord(out, entry, p, km, match);
     left--;
     if (secondaries.length === 0) continue;
     const id = (entry.psaps[p] as PsapTuple)[0];
@@ -339,7 +321,7 @@ function emitPart(
     followers.length = 0;
     for (const i of secondaries) if ((entry.psaps[i] as PsapTuple)[9] === id) followers.push(i);
     while (left > 0 && followers.length > 0) {
-      pushRecord(out, entry, takeFirst(entry, distance, followers), distance, match);
+      pushRecord(out, entry, takeFirst(entry, km, followers), km, match);
       left--;
     }
   }
@@ -355,7 +337,7 @@ function emitPart(
     if (lead === null || !primaryIds.has(lead)) others.push(i);
   }
   while (left > 0 && others.length > 0) {
-    pushRecord(out, entry, takeFirst(entry, distance, others), distance, match);
+    pushRecord(out, entry, takeFirst(entry, km, others), km, match);
     left--;
   }
 }
@@ -365,10 +347,10 @@ function pushRecord(
   out: PsapRecord[],
   entry: RankableEntry,
   i: number,
-  distance: (i: number) => number,
+  km: Float64Array,
   match: PsapMatch,
 ): void {
-  out.push(toRecord(entry.psaps[i] as PsapTuple, distance(i), match));
+  out.push(toRecord(entry.psaps[i] as PsapTuple, km[i] as number, match));
 }
 
 /** The delivered record of a ranked PSAP. */
