@@ -57,6 +57,38 @@ interface Ring {
   minLat: number;
   maxLon: number;
   maxLat: number;
+  /**
+   * The box of each run of RUN segments [minLon, maxLon, minLat, maxLat, ...], run r being the segments
+   * that end at points r·RUN + 1 to (r + 1)·RUN (its first segment's start included): a fix measures only
+   * the runs that come within its reach (the contiguous US's outline alone has thousands of points).
+   */
+  runs: Float64Array;
+}
+
+/** Segments per run of a ring. */
+const RUN = 32;
+
+function runBoxes(coords: Float64Array): Float64Array {
+  const segments = coords.length / 2 - 1;
+  const count = Math.max(0, Math.ceil(segments / RUN));
+  const boxes = new Float64Array(count * 4);
+  for (let r = 0; r < count; r++) {
+    let minLon = Number.POSITIVE_INFINITY;
+    let maxLon = Number.NEGATIVE_INFINITY;
+    let minLat = Number.POSITIVE_INFINITY;
+    let maxLat = Number.NEGATIVE_INFINITY;
+    const last = Math.min((r + 1) * RUN, segments);
+    for (let p = r * RUN; p <= last; p++) {
+      const lon = coords[2 * p] as number;
+      const lat = coords[2 * p + 1] as number;
+      if (lon < minLon) minLon = lon;
+      if (lon > maxLon) maxLon = lon;
+      if (lat < minLat) minLat = lat;
+      if (lat > maxLat) maxLat = lat;
+    }
+    boxes.set([minLon, maxLon, minLat, maxLat], r * 4);
+  }
+  return boxes;
 }
 
 /** Metres per degree of latitude on the mean Earth radius (6371.0088 km, as the PSAP distances use). */
@@ -69,6 +101,7 @@ function ringsOf(coordinates: number[][][]): Ring[] {
     const lats = ring.map((p) => p[1] ?? 0);
     return {
       coords,
+      runs: runBoxes(coords),
       minLon: Math.min(...lons),
       minLat: Math.min(...lats),
       maxLon: Math.max(...lons),
@@ -102,40 +135,64 @@ export function withinReachOfUs(latitude: number, longitude: number, accuracyM: 
   return nearestUsBorderM(latitude, longitude, radiusM) <= radiusM;
 }
 
-/** Distance in metres from the fix to the nearest US border closer than `withinM`, else Infinity. */
-function nearestUsBorderM(latitude: number, longitude: number, withinM: number): number {
+/**
+ * Distance in metres from the fix to the nearest US border, in the flat local projection above, when one is
+ * within `withinM`; otherwise some distance beyond `withinM`, or Infinity (exported for its test).
+ */
+export function nearestUsBorderM(latitude: number, longitude: number, withinM: number): number {
   // Longitude degrees shrink with latitude; never let them shrink to nothing near the poles.
   const metresPerLonDegree = METRES_PER_DEGREE * Math.max(Math.cos((latitude * Math.PI) / 180), 0.01);
   const reachLat = withinM / METRES_PER_DEGREE;
   const reachLon = withinM / metresPerLonDegree;
-  let nearest = Number.POSITIVE_INFINITY;
+  // Squared distances (a square root at the end only): nothing is allocated per segment.
+  let nearest2 = Number.POSITIVE_INFINITY;
   for (const ring of US_RINGS) {
     if (!ringMayBeWithin(ring, latitude, longitude, reachLat, reachLon)) continue;
     const c = ring.coords;
-    // Points in metres east and north of the fix. The library's segments are straight lines in longitude and
-    // latitude, so a segment keeps its own longitude span: only its first point is moved by a whole turn, when that
-    // brings it nearer the fix (across the antimeridian).
-    let aLon = c[0] ?? 0;
-    let ax = wrapDegrees(aLon - longitude) * metresPerLonDegree;
-    let ay = ((c[1] ?? 0) - latitude) * METRES_PER_DEGREE;
-    for (let i = 2; i < c.length; i += 2) {
-      const bLon = c[i] ?? 0;
-      const bx = ax + (bLon - aLon) * metresPerLonDegree;
-      const by = ((c[i + 1] ?? 0) - latitude) * METRES_PER_DEGREE;
-      nearest = Math.min(nearest, distanceToSegment(ax, ay, bx, by));
-      aLon = bLon;
-      ax = wrapDegrees(bLon - longitude) * metresPerLonDegree;
-      ay = by;
+    // Runs are skipped by their boxes only where longitudes compare plainly (not across the antimeridian).
+    const plain = !crossesAntimeridian(ring, longitude, reachLon);
+    const runs = ring.runs;
+    for (let r = 0; r * 4 < runs.length; r++) {
+      if (
+        plain &&
+        (latitude + reachLat < (runs[r * 4 + 2] as number) ||
+          latitude - reachLat > (runs[r * 4 + 3] as number) ||
+          longitude + reachLon < (runs[r * 4] as number) ||
+          longitude - reachLon > (runs[r * 4 + 1] as number))
+      )
+        continue;
+      // Points in metres east and north of the fix. The library's segments are straight lines in longitude and
+      // latitude, so a segment keeps its own longitude span: only its first point is moved by a whole turn, when
+      // that brings it nearer the fix (across the antimeridian).
+      const first = r * RUN * 2;
+      const end = Math.min((r + 1) * RUN * 2 + 2, c.length);
+      let aLon = c[first] as number;
+      let ax = wrapDegrees(aLon - longitude) * metresPerLonDegree;
+      let ay = ((c[first + 1] as number) - latitude) * METRES_PER_DEGREE;
+      for (let i = first + 2; i < end; i += 2) {
+        const bLon = c[i] as number;
+        const bx = ax + (bLon - aLon) * metresPerLonDegree;
+        const by = ((c[i + 1] as number) - latitude) * METRES_PER_DEGREE;
+        const d2 = squaredDistanceToSegment(ax, ay, bx, by);
+        if (d2 < nearest2) nearest2 = d2;
+        aLon = bLon;
+        ax = wrapDegrees(bLon - longitude) * metresPerLonDegree;
+        ay = by;
+      }
     }
   }
-  return nearest;
+  return Math.sqrt(nearest2);
+}
+
+/** The ring touches the antimeridian, or the reach crosses it (ringMayBeWithin then measures it whole). */
+function crossesAntimeridian(ring: Ring, lon: number, reachLon: number): boolean {
+  return ring.minLon <= -180 + reachLon || ring.maxLon >= 180 - reachLon || Math.abs(lon) + reachLon >= 180;
 }
 
 function ringMayBeWithin(ring: Ring, lat: number, lon: number, reachLat: number, reachLon: number): boolean {
   if (lat + reachLat < ring.minLat || lat - reachLat > ring.maxLat) return false;
   // A ring that touches the antimeridian, or a reach that crosses it, is always measured.
-  if (ring.minLon <= -180 + reachLon || ring.maxLon >= 180 - reachLon) return true;
-  if (Math.abs(lon) + reachLon >= 180) return true;
+  if (crossesAntimeridian(ring, lon, reachLon)) return true;
   return lon + reachLon >= ring.minLon && lon - reachLon <= ring.maxLon;
 }
 
@@ -143,11 +200,13 @@ function wrapDegrees(delta: number): number {
   return delta > 180 ? delta - 360 : delta < -180 ? delta + 360 : delta;
 }
 
-/** Distance from the origin to the segment from (ax, ay) to (bx, by). */
-function distanceToSegment(ax: number, ay: number, bx: number, by: number): number {
+/** Squared distance from the origin to the segment from (ax, ay) to (bx, by). */
+function squaredDistanceToSegment(ax: number, ay: number, bx: number, by: number): number {
   const dx = bx - ax;
   const dy = by - ay;
   const lengthSquared = dx * dx + dy * dy;
   const t = lengthSquared === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / lengthSquared));
-  return Math.hypot(ax + t * dx, ay + t * dy);
+  const px = ax + t * dx;
+  const py = ay + t * dy;
+  return px * px + py * py;
 }

@@ -8,6 +8,7 @@ import {
   locateCountry,
   withinReachOfUs,
 } from "../../src/emergency/index.ts";
+import { nearestUsBorderM } from "../../src/emergency/locate.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
 
 const at = (latitude: number, longitude: number) => locateCountry(latitude, longitude);
@@ -186,6 +187,56 @@ describe("whether the US is within reach of a fix", () => {
     );
   });
 });
+
+describe("the distance to the nearest US border", () => {
+  it("equals a scan of every segment in the same projection (the runs it skips hold none within reach)", () => {
+    const segments = usSegments();
+    fc.assert(
+      fc.property(
+        fc.constantFrom<[number, number]>(
+          [42.9, -79.0], // Niagara
+          [32.55, -117.0], // San Diego / Tijuana
+          [49.0, -123.0], // Blaine / Point Roberts
+          [45.2, -67.3], // Calais
+          [49.0, -100.0], // the 49th parallel
+          [29.0, -90.0], // the Gulf coast
+          [52.0, -179.9], // the Aleutians, across the antimeridian
+          [65.78, -169.06], // the Bering Strait
+        ),
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.double({ min: -1, max: 1, noNaN: true }),
+        fc.double({ min: 500, max: 100_000, noNaN: true }),
+        ([lat0, lon0], dLat, dLon, withinM) => {
+          const lat = lat0 + dLat;
+          const lon = lon0 + dLon;
+          const want = scannedDistanceM(segments, lat, lon);
+          const got = nearestUsBorderM(lat, lon, withinM);
+          if (want <= withinM) expect(Math.abs(got - want)).toBeLessThanOrEqual(want * 1e-12 + 1e-9);
+          else expect(got).toBeGreaterThan(withinM);
+        },
+      ),
+      { numRuns: 2_000 },
+    );
+  });
+});
+
+/** The module's projection and segment distance, written plainly over every segment (no runs, no boxes). */
+function scannedDistanceM(segments: Segment[], lat: number, lon: number): number {
+  const perDegree = (6_371_008.8 * Math.PI) / 180;
+  const perLonDegree = perDegree * Math.max(Math.cos((lat * Math.PI) / 180), 0.01);
+  const wrap = (d: number) => (d > 180 ? d - 360 : d < -180 ? d + 360 : d);
+  let best = Number.POSITIVE_INFINITY;
+  for (const [lon1, lat1, lon2, lat2] of segments) {
+    const ax = wrap(lon1 - lon) * perLonDegree;
+    const ay = (lat1 - lat) * perDegree;
+    const dx = (lon2 - lon1) * perLonDegree;
+    const dy = (lat2 - lat1) * perDegree;
+    const len2 = dx * dx + dy * dy;
+    const t = len2 === 0 ? 0 : Math.min(1, Math.max(0, -(ax * dx + ay * dy) / len2));
+    best = Math.min(best, Math.hypot(ax + t * dx, ay + t * dy));
+  }
+  return best;
+}
 
 type Segment = [number, number, number, number];
 
