@@ -20,12 +20,16 @@ export type Ring = ReadonlyArray<readonly [number, number]>;
 
 /** A decoded ring set: interleaved lon, lat in degrees per ring, and the bounding box. */
 export interface AreaGeometry {
+  /** Views of the rings' vertices in `flat`. */
   rings: Float64Array[];
   /**
-   * Per ring, the box of each run of CHUNK edges [minLon, maxLon, minLat, maxLat, ...]: a fix tests only
-   * the runs that can cross its ray or come within its tolerance (exact: a skipped run could do neither).
+   * Everything the area test reads, in one array (one allocation, read front to back, no pointer to
+   * follow per ring): a header of 1 + 4 values per ring [count, then per ring: its first and past-last
+   * vertex value, its first and past-last box value], then per ring the box of each run of CHUNK edges
+   * [minLon, maxLon, minLat, maxLat, ...] (a fix tests only the runs that can cross its ray or come
+   * within its tolerance: exact, a skipped run could do neither), then the vertices.
    */
-  chunks: Float64Array[];
+  flat: Float64Array;
   refLon: number;
   minLon: number;
   maxLon: number;
@@ -101,17 +105,45 @@ export function decodeRingsAt(
   from = 0,
   to: number = bounds.length,
 ): AreaGeometry {
-  const rings: Float64Array[] = [];
+  // One allocation for the area: count each ring's values first (a ring of fewer than 3 vertices is dropped).
+  const counts: number[] = [];
+  let values = 0;
+  let boxes = 0;
+  let kept = 0;
   for (let k = from + 1; k < to; k++) {
-    const ring = decodeRing(text, base + (bounds[k - 1] as number), base + (bounds[k] as number));
-    if (ring.length >= 6) rings.push(ring);
+    const count = countValues(text, base + (bounds[k - 1] as number), base + (bounds[k] as number));
+    counts.push(count);
+    if (count < 6) continue;
+    values += count;
+    boxes += Math.ceil(count / 2 / CHUNK) * 4;
+    kept++;
   }
-  return assemble(rings);
+  const header = 1 + 4 * kept;
+  const flat = new Float64Array(header + boxes + values);
+  flat[0] = kept;
+  const rings: Float64Array[] = [];
+  let boxAt = header;
+  let vertexAt = header + boxes;
+  for (let k = from + 1, r = 0; k < to; k++) {
+    const count = counts[k - from - 1] as number;
+    if (count < 6) continue;
+    decodeRing(text, base + (bounds[k - 1] as number), base + (bounds[k] as number), flat, vertexAt);
+    const boxEnd = boxAt + Math.ceil(count / 2 / CHUNK) * 4;
+    flat[1 + 4 * r] = vertexAt;
+    flat[2 + 4 * r] = vertexAt + count;
+    flat[3 + 4 * r] = boxAt;
+    flat[4 + 4 * r] = boxEnd;
+    rings.push(flat.subarray(vertexAt, vertexAt + count));
+    vertexAt += count;
+    boxAt = boxEnd;
+    r++;
+  }
+  return assemble(rings, flat);
 }
 
-function decodeRing(text: string, from: number, to: number): Float64Array {
+/** How many values a ring holds (each ends on a character below '?' + 32); throws if it is malformed. */
+function countValues(text: string, from: number, to: number): number {
   if (from < 0 || to > text.length || to < from) throw new MalformedRingError();
-  // One allocation per ring: count the values (each ends on a character below '?' + 32) first.
   let count = 0;
   for (let i = from; i < to; i++) {
     const c = text.charCodeAt(i) - 63;
@@ -119,7 +151,11 @@ function decodeRing(text: string, from: number, to: number): Float64Array {
     if (c < 0x20) count++;
   }
   if (count % 2 !== 0 || (to > from && text.charCodeAt(to - 1) - 63 >= 0x20)) throw new MalformedRingError();
-  const ring = new Float64Array(count);
+  return count;
+}
+
+/** Decodes a ring (checked by countValues) into `ring` from `at` on. */
+function decodeRing(text: string, from: number, to: number, ring: Float64Array, at: number): void {
   let v = 0;
   let shift = 1;
   let k = 0;
@@ -137,41 +173,40 @@ function decodeRing(text: string, from: number, to: number): Float64Array {
     shift = 1;
     if (k % 2 === 0) {
       x += value;
-      ring[k] = x / QUANTUM;
+      ring[at + k] = x / QUANTUM;
     } else {
       y += value;
-      ring[k] = y / QUANTUM;
+      ring[at + k] = y / QUANTUM;
     }
     k++;
   }
-  return ring;
 }
 
-function assemble(rings: Float64Array[]): AreaGeometry {
-  const chunks = rings.map(chunkBoxes);
+function assemble(rings: Float64Array[], flat: Float64Array): AreaGeometry {
+  for (let r = 0; r < rings.length; r++)
+    chunkBoxes(rings[r] as Float64Array, flat, flat[3 + 4 * r] as number);
   // The chunk boxes of a ring cover every vertex of it: their union is the area's box.
   let minLon = Number.POSITIVE_INFINITY;
   let maxLon = Number.NEGATIVE_INFINITY;
   let minLat = Number.POSITIVE_INFINITY;
   let maxLat = Number.NEGATIVE_INFINITY;
-  for (const boxes of chunks) {
-    for (let c = 0; c < boxes.length; c += 4) {
-      minLon = Math.min(minLon, boxes[c] as number);
-      maxLon = Math.max(maxLon, boxes[c + 1] as number);
-      minLat = Math.min(minLat, boxes[c + 2] as number);
-      maxLat = Math.max(maxLat, boxes[c + 3] as number);
-    }
+  const boxesEnd = rings.length > 0 ? (flat[4 * rings.length] as number) : 0;
+  for (let c = 1 + 4 * rings.length; c < boxesEnd; c += 4) {
+    minLon = Math.min(minLon, flat[c] as number);
+    maxLon = Math.max(maxLon, flat[c + 1] as number);
+    minLat = Math.min(minLat, flat[c + 2] as number);
+    maxLat = Math.max(maxLat, flat[c + 3] as number);
   }
-  return { rings, chunks, refLon: rings[0]?.[0] ?? 0, minLon, maxLon, minLat, maxLat };
+  return { rings, flat, refLon: rings[0]?.[0] ?? 0, minLon, maxLon, minLat, maxLat };
 }
 
 /** Edges per chunk of a ring (edge e runs from vertex e - 1 to vertex e, the first from the last vertex). */
 export const CHUNK = 16;
 
-function chunkBoxes(ring: Float64Array): Float64Array {
+/** Writes the ring's chunk boxes into `boxes` from `at` on. */
+function chunkBoxes(ring: Float64Array, boxes: Float64Array, at: number): void {
   const n = ring.length / 2;
   const count = Math.ceil(n / CHUNK);
-  const boxes = new Float64Array(count * 4);
   for (let c = 0; c < count; c++) {
     let minX = Number.POSITIVE_INFINITY;
     let maxX = Number.NEGATIVE_INFINITY;
@@ -187,12 +222,11 @@ function chunkBoxes(ring: Float64Array): Float64Array {
       if (y < minY) minY = y;
       if (y > maxY) maxY = y;
     }
-    boxes[c * 4] = minX;
-    boxes[c * 4 + 1] = maxX;
-    boxes[c * 4 + 2] = minY;
-    boxes[c * 4 + 3] = maxY;
+    boxes[at + c * 4] = minX;
+    boxes[at + c * 4 + 1] = maxX;
+    boxes[at + c * 4 + 2] = minY;
+    boxes[at + c * 4 + 3] = maxY;
   }
-  return boxes;
 }
 
 /** The bounding box of encoded rings in storage units [minLon, minLat, maxLon, maxLat] (for an entry's area tuple). */
@@ -240,23 +274,25 @@ export function areaLevel(area: AreaGeometry, lat: number, lon: number, toleranc
   const slack = t * 1e-9 + 1e-9;
   let inside = false;
   let near = false;
-  for (let r = 0; r < area.rings.length; r++) {
-    const ring = area.rings[r] as Float64Array;
-    const n = ring.length;
-    const boxes = area.chunks[r] as Float64Array;
-    for (let c = 0; c * 4 < boxes.length; c++) {
-      const x0 = ((boxes[c * 4] as number) + shift - lon) * kx;
-      const x1 = ((boxes[c * 4 + 1] as number) + shift - lon) * kx;
-      const y0 = ((boxes[c * 4 + 2] as number) - lat) * KM_PER_DEGREE;
-      const y1 = ((boxes[c * 4 + 3] as number) - lat) * KM_PER_DEGREE;
+  const ring = area.flat;
+  const rings = ring[0] as number;
+  for (let r = 0; r < rings; r++) {
+    const start = ring[1 + 4 * r] as number;
+    const end = ring[2 + 4 * r] as number;
+    const boxEnd = ring[4 + 4 * r] as number;
+    for (let b = ring[3 + 4 * r] as number, c = 0; b < boxEnd; b += 4, c++) {
+      const x0 = ((ring[b] as number) + shift - lon) * kx;
+      const x1 = ((ring[b + 1] as number) + shift - lon) * kx;
+      const y0 = ((ring[b + 2] as number) - lat) * KM_PER_DEGREE;
+      const y1 = ((ring[b + 3] as number) - lat) * KM_PER_DEGREE;
       const mayCross = y0 <= 0 && y1 > 0 && x1 > -slack;
       const dx = x0 > 0 ? x0 : x1 < 0 ? -x1 : 0;
       const dy = y0 > 0 ? y0 : y1 < 0 ? -y1 : 0;
       const mayNear = !near && dx * dx + dy * dy <= t2 + slack;
       if (!mayCross && !mayNear) continue;
-      const first = c * CHUNK * 2;
-      const last = Math.min((c + 1) * CHUNK * 2, n);
-      const prev = first === 0 ? n - 2 : first - 2;
+      const first = start + c * CHUNK * 2;
+      const last = Math.min(first + CHUNK * 2, end);
+      const prev = first === start ? end - 2 : first - 2;
       let bx = ((ring[prev] as number) + shift - lon) * kx;
       let by = ((ring[prev + 1] as number) - lat) * KM_PER_DEGREE;
       for (let i = first; i < last; i += 2) {

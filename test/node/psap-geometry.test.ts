@@ -206,6 +206,30 @@ describe("area test (inside, or within the tolerance of the border)", () => {
     expect(isWithinArea(split, 50.5, 0, 0.5)).toBe(false);
   });
 
+  it("drops a ring of fewer than 3 vertices wherever it sits, and reads the rings after it right", () => {
+    const hole: Ring = [
+      [-87.8, 41.2],
+      [-87.2, 41.2],
+      [-87.2, 41.8],
+      [-87.8, 41.8],
+      [-87.8, 41.2],
+    ];
+    const [outer, inner] = encodeRings([square, hole]) as [string, string];
+    // "?" encodes 0: "??" is one vertex, "????" two. The builder never writes such rings; a decoder meets them only in a hand-made entry.
+    const withShort = decodeRings([outer, "??", "????", inner]);
+    const plain = decodeRings([outer, inner]);
+    expect(withShort.rings).toEqual(plain.rings);
+    for (const [lat, lon] of [
+      [41.5, -87.5], // in the hole
+      [41.1, -87.5], // between the rings
+      [41.5, -87.2 + 0.001], // near the hole's edge
+      [41.5, -86.5], // outside
+    ] as const)
+      expect(areaLevel(withShort, lat, lon, 0.5)).toBe(areaLevel(plain, lat, lon, 0.5));
+    expect(areaLevel(withShort, 41.5, -87.5, 0.5)).toBe(OUTSIDE);
+    expect(areaLevel(withShort, 41.1, -87.5, 0.5)).toBe(INSIDE);
+  });
+
   it("tells inside from near the border: a fix just outside is NEAR_BORDER, never INSIDE", () => {
     expect(areaLevel(area, 41.5, -87.5, 0.5)).toBe(INSIDE);
     expect(areaLevel(area, 41.5, -87 - 0.1 / kmPerDegLon, 0.5)).toBe(INSIDE);
