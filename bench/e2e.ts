@@ -3,7 +3,8 @@
 // over a window, the location posted when `location_request` arrives; floor rounds (the same loop
 // through a trivial Durable Object) alternate with the SOS rounds, and a trivial GET runs
 // throughout. A third kind, the durable floor (the trivial object making one storage write per
-// request, as ours does), shows what the runtime's output gate alone adds to the floor.
+// request right after its pushes, where the session object makes its own), shows what such a write
+// costs the loop.
 
 import { seededRandom } from "./random.ts";
 import type { E2eResult } from "./results.ts";
@@ -76,8 +77,8 @@ export interface E2eDetail {
   /** The solo loops again, on the same sessions: each fix's second loop. */
   solo_again_ms_p50: number;
   /**
-   * The floor with one storage write per request (on pairs of its own, in the same slices): the
-   * output gate holds its answer and pushes until the write is confirmed, as it holds ours.
+   * The floor with one storage write per request right after its pushes, as the session object
+   * writes (on pairs of its own, in the same slices): the output gate holds only its HTTP answers.
    */
   durable_floor_loops: number;
   durable_floor_failed: number;

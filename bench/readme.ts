@@ -302,9 +302,9 @@ export function performanceMarkdown(
     ...(info.durableFloor && info.durableFloor.loops > 0
       ? [
           "",
-          `The floor again with one storage write per request (the trivial object calls \`storage.kv.put\` in each, as the session object writes once per request; the runtime's output gate then holds the answer and the pushes until the write is confirmed), in the same slices on ${num(info.durableFloor.loops, 0)} loops of its own: p50 ${auto(info.durableFloor.ms_p50)} ms, p99 ${auto(info.durableFloor.ms_p99)} ms in the latest run${
+          `The floor again with one storage write per request, made where the session object makes its own: right after the pushes (the trivial object calls \`storage.kv.put\`; the runtime's output gate then holds the HTTP answer until the write is confirmed, not the messages already sent). In the same slices, on ${num(info.durableFloor.loops, 0)} loops of its own: p50 ${auto(info.durableFloor.ms_p50)} ms, p99 ${auto(info.durableFloor.ms_p99)} ms in the latest run${
             e ? `, against the floor's ${auto(e.floor_ms_p50)} ms and ${auto(e.floor_ms_p99)} ms` : ""
-          }. That difference is the price of "nothing anyone hears can be lost by a crash", which the SOS loop pays and the floor does not.`,
+          }.`,
         ]
       : []),
     ...(info.solo

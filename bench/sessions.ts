@@ -313,7 +313,7 @@ export async function connectFloor(target: Target, id: string, timeoutMs = 30_00
 
 /**
  * The floor: the same loop, with the same client work, through the trivial object; `durable`, with one
- * storage write per request in the object (whose confirmation the output gate waits for, as for ours).
+ * storage write per request in the object, right after its pushes (where the session object writes).
  */
 export function floorLoop(
   target: Target,

@@ -2,8 +2,9 @@
 // what the bench measures beside it on the same `wrangler dev`, under /__floor/:
 // - the SOS loop's floor: a trivial Durable Object that answers 2 HTTP round trips and pushes 2
 //   WebSocket messages (trigger -> a message to the patient socket; location -> a message to both);
-//   with `?durable=1`, each request also makes one storage write, as the session object does, so
-//   the runtime's output gate holds the answer and the pushes until the write is confirmed;
+//   with `?durable=1`, each request also makes one storage write right after its pushes, as the
+//   session object does (its messages go first; the output gate holds the HTTP answer until the write
+//   is confirmed, and the commit runs on the same thread as everything else);
 // - a KV read timer: reads given PSAP_INDEX keys, so the bench can time real local KV reads.
 import { DurableObject } from "cloudflare:workers";
 import type { Env } from "../../src/env.ts";
@@ -27,12 +28,13 @@ export class FloorObject extends DurableObject<FloorEnv> {
   }
 
   trigger(durable = false): { state: string } {
-    if (durable) this.ctx.storage.kv.put(STATE_KEY, { state: "sos", at: Date.now() });
     for (const ws of this.ctx.getWebSockets("patient")) ws.send(LOCATION_REQUEST);
+    if (durable) this.ctx.storage.kv.put(STATE_KEY, { state: "sos", at: Date.now() });
     return { state: "sos" };
   }
 
   location(body: unknown, durable = false): { received: boolean } {
+    for (const ws of this.ctx.getWebSockets()) ws.send(RESULTS);
     // The write's size, not the fix: bench points are synthetic, but no coordinate is stored by habit.
     if (durable)
       this.ctx.storage.kv.put(STATE_KEY, {
@@ -40,7 +42,6 @@ export class FloorObject extends DurableObject<FloorEnv> {
         at: Date.now(),
         bytes: JSON.stringify(body).length,
       });
-    for (const ws of this.ctx.getWebSockets()) ws.send(RESULTS);
     return { received: typeof body === "object" && body !== null };
   }
 
