@@ -102,6 +102,14 @@ describe("the country of a fix", () => {
   });
 });
 
+/** Border crossings the distance tests sample around: [latitude, longitude]. */
+const CROSSINGS: [number, number][] = [
+  [42.9, -79.0], // Niagara
+  [32.55, -117.0], // San Diego / Tijuana
+  [49.0, -123.0], // Blaine / Point Roberts
+  [45.2, -67.3], // Calais
+];
+
 describe("whether the US is within reach of a fix", () => {
   it("gives a fix in Toronto no US PSAP, and one in Buffalo its own", () => {
     expect(withinReachOfUs(43.6532, -79.3832, 50)).toBe(false);
@@ -164,10 +172,7 @@ describe("whether the US is within reach of a fix", () => {
     fc.assert(
       fc.property(
         fc.constantFrom<[number, number]>(
-          [42.9, -79.0], // Niagara
-          [32.55, -117.0], // San Diego / Tijuana
-          [49.0, -123.0], // Blaine / Point Roberts
-          [45.2, -67.3], // Calais
+          ...CROSSINGS,
           [49.3, -95.1], // Northwest Angle
           [25.5, -80.0], // Miami / Bimini
         ),
@@ -194,10 +199,7 @@ describe("the distance to the nearest US border", () => {
     fc.assert(
       fc.property(
         fc.constantFrom<[number, number]>(
-          [42.9, -79.0], // Niagara
-          [32.55, -117.0], // San Diego / Tijuana
-          [49.0, -123.0], // Blaine / Point Roberts
-          [45.2, -67.3], // Calais
+          ...CROSSINGS,
           [49.0, -100.0], // the 49th parallel
           [29.0, -90.0], // the Gulf coast
           [52.0, -179.9], // the Aleutians, across the antimeridian
