@@ -24,8 +24,8 @@ export interface AreaGeometry {
   rings: Float64Array[];
   /**
    * Everything the area test reads, in one array (one allocation, read front to back, no pointer to
-   * follow per ring): a header of 1 + 4 values per ring [count, then per ring: its first and past-last
-   * vertex value, its first and past-last box value], then per ring the box of each run of CHUNK edges
+   * follow per ring): a header of 1 + 4 × rings values [the ring count, then per ring: its first and
+   * past-last vertex value, its first and past-last box value], then per ring the box of each run of CHUNK edges
    * [minLon, maxLon, minLat, maxLat, ...] (a fix tests only the runs that can cross its ray or come
    * within its tolerance: exact, a skipped run could do neither), then the vertices.
    */
