@@ -207,39 +207,30 @@ export async function benchE2e(
     const window = plan.spreadMs / slices;
     for (let r = 0; r < plan.rounds; r++) {
       for (let k = 0; k < slices; k++) {
-        const someFloors = floors.slice(k * size, (k + 1) * size);
-        const floorOffsets = someFloors.map(() => random() * window);
-        const f = await round_(
-          target,
-          someFloors,
-          (i) => floorOffsets[i] ?? 0,
-          (p, i) => floorOne(p, k * size + i),
-          errors,
-        );
+        // Slice k of one kind's pairs, its triggers at seeded offsets within the slice's window.
+        const sliceRound = <P, O extends LoopOutcome>(
+          pairs: readonly P[],
+          loop: (pair: P, i: number) => Promise<O>,
+        ): Promise<RoundOut<O>> => {
+          const some = pairs.slice(k * size, (k + 1) * size);
+          const offsets = some.map(() => random() * window);
+          return round_(
+            target,
+            some,
+            (i) => offsets[i] ?? 0,
+            (p, i) => loop(p, k * size + i),
+            errors,
+          );
+        };
+        const f = await sliceRound(floors, floorOne);
         floor.push(...f.ms);
         floorTrivial.push(...f.trivial);
         floorFailed += f.failed;
-        const someDurable = durableFloors.slice(k * size, (k + 1) * size);
-        const durableOffsets = someDurable.map(() => random() * window);
-        const d = await round_(
-          target,
-          someDurable,
-          (i) => durableOffsets[i] ?? 0,
-          (p, i) => durableFloorOne(p, k * size + i),
-          errors,
-        );
+        const d = await sliceRound(durableFloors, durableFloorOne);
         durableFloor.push(...d.ms);
         durableFloorFailed += d.failed;
-        const someLives = lives.slice(k * size, (k + 1) * size);
-        const offsets = someLives.map(() => random() * window);
-        const s = await round_(
-          target,
-          someLives,
-          (i) => offsets[i] ?? 0,
-          (l, i) => sosOne(l, k * size + i),
-          errors,
-        );
-        await cancel(someLives);
+        const s = await sliceRound(lives, sosOne);
+        await cancel(lives.slice(k * size, (k + 1) * size));
         sos.push(...s.ms);
         for (const o of s.ok) (o.firstFix ? firstFixMs : laterFixMs).push(o.ms);
         trivial.push(...s.trivial);

@@ -392,15 +392,24 @@ describe("remembering genuine tokens (no second signature check)", () => {
     expect(await verifySessionToken(renamed, counselor_token)).toEqual({ ok: false, reason: "invalid" });
   });
 
-  it(`remembers at most ${AUTH_LIMITS.verifiedTokenCacheMaxEntries} tokens, dropping the least recently used first`, async () => {
-    const keyEnv = envWith(await generateSigningJwk("remembered-bound"));
+  /**
+   * A fresh key's env and one token more than the memory holds, every one but the last verified once
+   * (so remembered, oldest first): verifying the last fills the memory past its bound.
+   */
+  async function oneTokenPastTheBound(kid: string) {
+    const keyEnv = envWith(await generateSigningJwk(kid));
     const tokens: string[] = [];
     for (let i = 0; i <= AUTH_LIMITS.verifiedTokenCacheMaxEntries; i += 1) {
       const { patient_token } = await issueSessionTokens(keyEnv, subjects());
       tokens.push(patient_token);
     }
-    const [oldest = "", second = ""] = tokens;
     for (const token of tokens.slice(0, -1)) await verifySessionToken(keyEnv, token);
+    return { keyEnv, tokens };
+  }
+
+  it(`remembers at most ${AUTH_LIMITS.verifiedTokenCacheMaxEntries} tokens, dropping the least recently used first`, async () => {
+    const { keyEnv, tokens } = await oneTokenPastTheBound("remembered-bound");
+    const [oldest = "", second = ""] = tokens;
     // Full: the newest token's entry drops the least recently used one (the oldest, never read since).
     await verifySessionToken(keyEnv, tokens.at(-1) ?? "");
     expect(await signatureChecks(() => verifySessionToken(keyEnv, second))).toBe(0);
@@ -408,14 +417,8 @@ describe("remembering genuine tokens (no second signature check)", () => {
   });
 
   it("keeps a token in use when full: the one dropped is the least recently used", async () => {
-    const keyEnv = envWith(await generateSigningJwk("remembered-in-use"));
-    const tokens: string[] = [];
-    for (let i = 0; i <= AUTH_LIMITS.verifiedTokenCacheMaxEntries; i += 1) {
-      const { patient_token } = await issueSessionTokens(keyEnv, subjects());
-      tokens.push(patient_token);
-    }
+    const { keyEnv, tokens } = await oneTokenPastTheBound("remembered-in-use");
     const [first = "", second = ""] = tokens;
-    for (const token of tokens.slice(0, -1)) await verifySessionToken(keyEnv, token);
     // The first session's token is used again before the cache fills up: it stays, the second goes.
     expect(await signatureChecks(() => verifySessionToken(keyEnv, first))).toBe(0);
     await verifySessionToken(keyEnv, tokens.at(-1) ?? "");
