@@ -24,6 +24,17 @@ export interface RunInfo {
   solo?: { sos_ms_p50: number; sos_again_ms_p50?: number; floor_ms_p50: number; trivial_ms_p50: number };
   /** The concurrent SOS loops (e2e detail): the first on the server with their fix, and the later ones. */
   fixes?: { first_loops: number; first_ms_p50: number; later_loops: number; later_ms_p50: number };
+  /** Where the servers kept their local state (bench/state-dir.ts). */
+  state?: { medium: "memory" | "disk"; dir: string };
+  /** The e2e again on a server whose state is on disk, when the main one's was in memory. */
+  e2eOnDisk?: {
+    sos_ms_p50: number;
+    sos_ms_p99: number;
+    floor_ms_p50: number;
+    durable_floor_ms_p50: number;
+    trivial_ms_p50: number;
+    lost_messages: number;
+  };
   /** The floor with one storage write per request, in the same slices (e2e detail). */
   durableFloor?: { loops: number; ms_p50: number; ms_p99: number };
   /** The load server's workerd processes (load detail). */
@@ -191,6 +202,27 @@ function goalsTable(goals: GoalCheck[], runs: BenchResults[]): string {
   return table(["goal", "result", "figure (latest run)", "met in kept runs"], rows);
 }
 
+/** Where the e2e server kept its state, and the same loops on disk when the main run's was in memory. */
+function stateLines(info: RunInfo): string[] {
+  if (!info.state) return [];
+  const where =
+    info.state.medium === "memory"
+      ? `in memory (tmpfs, \`${info.state.dir}\`)`
+      : `on disk (\`${info.state.dir}\`)`;
+  const lines = [
+    "",
+    `The servers kept their local state (KV, D1, Durable Object storage) ${where}. Locally each Durable Object commit is a SQLite commit, synced to that folder's file system on the runtime's one thread, so on a disk each sync holds up every other request and socket of the server; in memory it costs next to nothing.`,
+  ];
+  const d = info.e2eOnDisk;
+  if (info.state.medium === "memory" && d) {
+    lines.push(
+      "",
+      `The same loops on a second server whose state is on disk, right after (same plan, same seed): SOS loop p50 ${auto(d.sos_ms_p50)} ms (p99 ${auto(d.sos_ms_p99)} ms), floor p50 ${auto(d.floor_ms_p50)} ms, durable floor p50 ${auto(d.durable_floor_ms_p50)} ms, trivial GET p50 ${auto(d.trivial_ms_p50)} ms: the loop ${num(d.sos_ms_p50 / d.trivial_ms_p50, 2)}× the GET there; ${num(d.lost_messages, 0)} messages lost.`,
+    );
+  }
+  return lines;
+}
+
 /** The section's Markdown, marker line included. */
 export function performanceMarkdown(
   latest: BenchResults,
@@ -263,7 +295,7 @@ export function performanceMarkdown(
     "",
     "### SOS loop near its floor",
     "",
-    `\`wrangler dev\` on a free loopback port, its own state and secrets, the FCC index in local KV, started with a bench-only entry (\`bench/floor/\`) that serves the real worker unchanged plus a trivial Durable Object under \`/__floor/\`. ${num(e.sessions, 0)} live sessions (a patient and a counselor socket each): a loop is the counselor's \`POST .../sos\`, the location \`POST\`ed when \`location_request\` reaches the patient socket (as the SDK does), until \`psap_results\` has reached both sockets. The _floor_ is the same loop, with the same client work, through the trivial object (2 HTTP round trips, 2 WebSocket pushes) on as many pairs of sockets of its own; every round goes over all sessions in slices that alternate floor, durable floor (below) and SOS at the same rate of loops, so all three meet the same moments of this machine. The trivial GET (\`/.well-known/jwks.json\`, through the real worker) is sent throughout the SOS slices. All three reach the worker with no asset lookup first (\`run_worker_first\`, as every API path in production), and wrangler's local trace collector is off (\`X_LOCAL_OBSERVABILITY=false\`): it records and stores every invocation's spans in the same thread, which a deployed worker does not.`,
+    `\`wrangler dev\` on a free loopback port, its own state and secrets (where the state was kept: below), the FCC index in local KV, started with a bench-only entry (\`bench/floor/\`) that serves the real worker unchanged plus a trivial Durable Object under \`/__floor/\`. ${num(e.sessions, 0)} live sessions (a patient and a counselor socket each): a loop is the counselor's \`POST .../sos\`, the location \`POST\`ed when \`location_request\` reaches the patient socket (as the SDK does), until \`psap_results\` has reached both sockets. The _floor_ is the same loop, with the same client work, through the trivial object (2 HTTP round trips, 2 WebSocket pushes) on as many pairs of sockets of its own; every round goes over all sessions in slices that alternate floor, durable floor (below) and SOS at the same rate of loops, so all three meet the same moments of this machine. The trivial GET (\`/.well-known/jwks.json\`, through the real worker) is sent throughout the SOS slices. All three reach the worker with no asset lookup first (\`run_worker_first\`, as every API path in production), and wrangler's local trace collector is off (\`X_LOCAL_OBSERVABILITY=false\`): it records and stores every invocation's spans in the same thread, which a deployed worker does not.`,
     "",
     table(
       [
@@ -307,6 +339,7 @@ export function performanceMarkdown(
           }.`,
         ]
       : []),
+    ...stateLines(info),
     ...(info.solo
       ? [
           "",

@@ -1,5 +1,5 @@
 // `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,load] [--datasets ...] [--data DIR]
-// [--seed N] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
+// [--seed N] [--state-dir DIR] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
 // (the issue's shape), latest-detail.json (everything else measured), a copy in results/history,
 // the README's Performance section, generated from those figures; `accuracy` writes its own section and results/accuracy.json.
 import { spawn } from "node:child_process";
@@ -32,6 +32,7 @@ import {
 } from "./results.ts";
 import { benchSdkSize } from "./sdk-size.ts";
 import { startServer } from "./server.ts";
+import { diskStateRoot, stateRoot } from "./state-dir.ts";
 import { queryPoints, syntheticDataset } from "./synthetic.ts";
 
 const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "load"] as const;
@@ -50,6 +51,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: "20261122" },
     datasets: { type: "string", default: DATASETS.join(",") },
     "readme-only": { type: "boolean", default: false },
+    "state-dir": { type: "string" },
   },
 });
 
@@ -130,6 +132,13 @@ async function main(): Promise<number> {
   };
   let failures = 0;
   const machine = { cpus: availableParallelism(), node: process.version, date: new Date().toISOString() };
+  const state = stateRoot(values["state-dir"]);
+  if (only.has("lookup") || only.has("e2e") || only.has("load")) {
+    info.state = { medium: state.medium, dir: state.dir };
+    log(
+      `servers keep their local state in ${state.dir} (${state.medium === "memory" ? "tmpfs, in memory" : "on disk"})`,
+    );
+  }
 
   if (only.has("accuracy")) {
     log("accuracy against real places (bench/truth/)");
@@ -269,7 +278,11 @@ async function main(): Promise<number> {
   detail.server_index = haveFcc ? "fcc" : "synthetic 6,500";
   if (index && (only.has("lookup") || only.has("e2e"))) {
     log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
-    const server = await startServer({ kv: [...index.entries, ...sampleEntries(kvSamples)], log });
+    const server = await startServer({
+      kv: [...index.entries, ...sampleEntries(kvSamples)],
+      log,
+      stateDir: state.dir,
+    });
     try {
       if (only.has("lookup")) {
         const kvDetails: unknown[] = [];
@@ -310,11 +323,38 @@ async function main(): Promise<number> {
       await server.stop();
       log("server: wrangler dev stopped");
     }
+    const disk = only.has("e2e") && state.medium === "memory" ? diskStateRoot() : null;
+    if (only.has("e2e")) info.e2eOnDisk = undefined;
+    if (disk) {
+      // The same loops again, on a server whose state is on disk: what the local commits' syncs cost.
+      log(`e2e again with the server's state on disk (${disk.dir})`);
+      mkdirSync(disk.dir, { recursive: true });
+      const onDisk = await startServer({ kv: index.entries, log, stateDir: disk.dir });
+      try {
+        const r = await benchE2e(onDisk, { ...plan.e2e, seed }, log);
+        detail.e2e_on_disk = { result: r.result, detail: r.detail };
+        info.e2eOnDisk = {
+          sos_ms_p50: r.result.sos_loop_ms_p50,
+          sos_ms_p99: r.result.sos_loop_ms_p99,
+          floor_ms_p50: r.result.floor_ms_p50,
+          durable_floor_ms_p50: r.detail.durable_floor_ms_p50,
+          trivial_ms_p50: r.result.trivial_rtt_ms_p50,
+          lost_messages:
+            r.result.lost_messages + r.detail.floor_lost_messages + r.detail.durable_floor_lost_messages,
+        };
+        log(`  e2e on disk: ${JSON.stringify(r.result)}`);
+      } finally {
+        await onDisk.stop();
+        log("server: wrangler dev (state on disk) stopped");
+      }
+    } else if (only.has("e2e") && state.medium === "memory") {
+      log("e2e: no folder on disk for the comparison run (neither the temporary folder nor the repository)");
+    }
   }
   if (index && only.has("load")) {
     // A server of its own: its idle memory is a fresh runtime's, and no earlier session is counted.
     log("server: starting a fresh wrangler dev for the load");
-    const server = await startServer({ kv: index.entries, log });
+    const server = await startServer({ kv: index.entries, log, stateDir: state.dir });
     try {
       const pids = await server.workerds();
       const idle = await memoryOf(pids);

@@ -224,12 +224,14 @@ export interface ServerOptions {
   /** KV entries to load before the server starts (the index it serves, and any timed samples). */
   kv: Iterable<readonly [string, KvValue]>;
   log?: (line: string) => void;
+  /** The folder to make the server's temporary folder in (bench/state-dir.ts); the system's by default. */
+  stateDir?: string;
 }
 
 /** Starts a seeded `wrangler dev`; always call `stop()` (in a finally). */
 export async function startServer(options: ServerOptions): Promise<BenchServer> {
   const log = options.log ?? (() => {});
-  const dir = mkdtempSync(join(tmpdir(), "sos-bench-"));
+  const dir = mkdtempSync(join(options.stateDir ?? tmpdir(), "sos-bench-"));
   const persistTo = join(dir, "state");
   const adminToken = randomBase62(32);
   const signingKey = await generateSigningJwk("bench-key");

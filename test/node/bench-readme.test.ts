@@ -128,6 +128,41 @@ describe("README Performance section", () => {
     ).not.toContain("one storage write per request");
   });
 
+  it("says where the servers kept their state, and prints the loops on disk only beside a run in memory", () => {
+    const onDisk = {
+      sos_ms_p50: 14.5,
+      sos_ms_p99: 53.5,
+      floor_ms_p50: 10.3,
+      durable_floor_ms_p50: 12.2,
+      trivial_ms_p50: 3.24,
+      lost_messages: 0,
+    };
+    const md = performanceMarkdown(SAMPLE, [], {
+      state: { medium: "memory", dir: "/dev/shm" },
+      e2eOnDisk: onDisk,
+    });
+    const lines = md.split("\n");
+    const where = lines.find((l) => l.startsWith("The servers kept their local state"));
+    expect(where).toContain("in memory (tmpfs, `/dev/shm`)");
+    const disk = lines.find((l) => l.startsWith("The same loops on a second server whose state is on disk"));
+    expect(disk).toContain(
+      "SOS loop p50 14.5 ms (p99 53.5 ms), floor p50 10.3 ms, durable floor p50 12.2 ms",
+    );
+    expect(disk).toContain("trivial GET p50 3.24 ms: the loop 4.48× the GET there; 0 messages lost");
+    for (const line of [where, disk]) {
+      expect(md.indexOf(line ?? "?")).toBeGreaterThan(md.indexOf("### SOS loop near its floor"));
+      expect(md.indexOf(line ?? "?")).toBeLessThan(md.indexOf("### Load"));
+    }
+    // A run whose state was on disk has no second run to show; a detail without the medium, no line.
+    const diskRun = performanceMarkdown(SAMPLE, [], {
+      state: { medium: "disk", dir: "/tmp" },
+      e2eOnDisk: onDisk,
+    });
+    expect(diskRun).toContain("kept their local state (KV, D1, Durable Object storage) on disk (`/tmp`)");
+    expect(diskRun).not.toContain("on a second server whose state is on disk");
+    expect(performanceMarkdown(SAMPLE, [], {})).not.toContain("kept their local state");
+  });
+
   it("prints the lookups timed right after their loading pass beside the hot table, when the detail has them", () => {
     const md = performanceMarkdown(SAMPLE, [], {
       afterLoad: { fcc: { ours_us_p50: 15.24, geokdbush_us_p50: 5.92 } },
