@@ -17,7 +17,8 @@ export const ENTRY_BUDGET_BYTES = 2e6;
 
 const fmt = (v: number, digits = 1): string =>
   Number.isFinite(v) ? v.toLocaleString("en-US", { maximumFractionDigits: digits }) : "n/a";
-const times = (v: number): string => `${fmt(v, v >= 100 ? 0 : 1)}×`;
+/** Two decimals below 10×, so a ratio just over its bound never prints as the bound itself. */
+const times = (v: number): string => `${fmt(v, v >= 100 ? 0 : v >= 10 ? 1 : 2)}×`;
 
 function lookupOf(r: BenchResults, d: DatasetName): LookupRow | undefined {
   return r.lookup.find((l) => l.dataset === d);

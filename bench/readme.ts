@@ -211,7 +211,7 @@ function stateLines(info: RunInfo): string[] {
       : `on disk (\`${info.state.dir}\`)`;
   const lines = [
     "",
-    `The servers kept their local state (KV, D1, Durable Object storage) ${where}. Locally each Durable Object commit is a SQLite commit, synced to that folder's file system on the runtime's one thread, so on a disk each sync holds up every other request and socket of the server; in memory it costs next to nothing.`,
+    `The servers kept their local state (KV, D1, Durable Object storage) ${where}. Locally every Durable Object commit is a SQLite commit synced to that folder's file system, and wrangler wraps each object so that it also writes one whenever it is constructed (on every wake); a deployed worker has neither the wrapper nor a local file system under its objects.`,
   ];
   const d = info.e2eOnDisk;
   if (info.state.medium === "memory" && d) {

@@ -1,8 +1,9 @@
 // Where a bench `wrangler dev` keeps its local state (KV, D1, Durable Object storage), and on what
-// medium. Locally every Durable Object commit is a SQLite commit on the runtime's one thread, synced
-// to that folder's file system: on a disk the sync holds up every other request and socket of the
-// server, which a deployed worker's storage does not do. So the SOS loop is timed with the state in
-// memory (tmpfs) where the machine has one, and timed again on disk beside it, both reported.
+// medium. Locally every Durable Object commit is a SQLite commit synced to that folder's file system
+// (and wrangler's wrapper around each object writes one on every construction, so on every wake):
+// with the state on a disk, the SOS loop and both its floors measured slower in the concurrent rounds
+// than with the same code's state in memory, the trivial GET hardly. So the loops are timed with the
+// state in memory (tmpfs) where the machine has one, and again on disk beside it, both reported.
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";

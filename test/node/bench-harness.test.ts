@@ -282,6 +282,14 @@ describe("results", () => {
     expect(slowById.get("loop-p50")).toBe(false); // 20 > 1.5 × 13
     expect(slowById.get("loop-p99")).toBe(false); // 51 > 2 × 25
     expect(slowById.get("loop-vs-get")).toBe(true); // 20 ≤ 3 × 7
+    // Just over its bound: the ratio is printed so that it cannot read as the bound itself.
+    const justOver = checkGoals({
+      ...SAMPLE,
+      e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 11.7, trivial_rtt_ms_p50: 3.85 },
+    });
+    const overGet = justOver.find((g) => g.id === "loop-vs-get");
+    expect(overGet?.met).toBe(false);
+    expect(overGet?.figure).toBe("11.7 ms vs 3.85 ms (3.04×)");
     const geo = checkGoals({
       ...SAMPLE,
       lookup: [{ ...(SAMPLE.lookup[0] as BenchResults["lookup"][0]), ours_us_p50: 4.1 }],
