@@ -3,23 +3,32 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type BenchResults, resultsShapeProblems } from "./results.ts";
+import type { StateMedium } from "./state-dir.ts";
 
 export type RunMode = "quick" | "full";
 
 export interface HistoryRun {
   file: string;
   mode: RunMode;
+  /** Where its servers kept their state (bench/state-dir.ts); unknown for runs saved before it was recorded. */
+  medium?: StateMedium;
   results: BenchResults;
 }
 
 export const HISTORY_KEEP = 10;
-const NAME = /^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z)\.(quick|full)\.json$/;
+const NAME = /^(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-\d{3}Z)\.(quick|full)(?:\.(memory|disk))?\.json$/;
 
-/** Adds a run (named by its date and mode) and keeps the newest `keep`. */
-export function saveHistory(dir: string, results: BenchResults, mode: RunMode, keep = HISTORY_KEEP): string {
+/** Adds a run (named by its date, mode and state medium) and keeps the newest `keep`. */
+export function saveHistory(
+  dir: string,
+  results: BenchResults,
+  mode: RunMode,
+  medium?: StateMedium,
+  keep = HISTORY_KEEP,
+): string {
   mkdirSync(dir, { recursive: true });
   const stamp = results.machine.date.replace(/[:.]/g, "-");
-  const file = `${stamp}.${mode}.json`;
+  const file = `${stamp}.${mode}${medium ? `.${medium}` : ""}.json`;
   writeFileSync(join(dir, file), `${JSON.stringify(results, null, 2)}\n`);
   const names = readdirSync(dir)
     .filter((n) => NAME.test(n))
@@ -38,7 +47,13 @@ export function loadHistory(dir: string): HistoryRun[] {
     try {
       const results = JSON.parse(readFileSync(join(dir, file), "utf8")) as unknown;
       if (resultsShapeProblems(results).length > 0) continue;
-      out.push({ file, mode: m[2] as RunMode, results: results as BenchResults });
+      const medium = m[3] as StateMedium | undefined;
+      out.push({
+        file,
+        mode: m[2] as RunMode,
+        ...(medium ? { medium } : {}),
+        results: results as BenchResults,
+      });
     } catch {
       // unreadable: not a run
     }

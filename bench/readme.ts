@@ -229,10 +229,13 @@ export function performanceMarkdown(
   history: readonly HistoryRun[],
   info: RunInfo = {},
 ): string {
-  const runs = runsOf(latest, history);
+  // Runs whose servers kept their state elsewhere are timed on another footing: not counted together.
+  const medium = info.state?.medium;
+  const kept = medium === undefined ? history : history.filter((h) => h.medium === medium);
+  const runs = runsOf(latest, kept);
   // The latest run counts among the kept ones even when it is not in the history (yet).
-  const latestKept = history.some((h) => h.results.machine.date === latest.machine.date);
-  const modes = [...history.map((h) => h.mode), ...(!latestKept && info.mode ? [info.mode] : [])];
+  const latestKept = kept.some((h) => h.results.machine.date === latest.machine.date);
+  const modes = [...kept.map((h) => h.mode), ...(!latestKept && info.mode ? [info.mode] : [])];
   const count = (m: RunMode) => modes.filter((x) => x === m).length;
   const m = latest.machine;
   const e = latest.e2e;
@@ -249,7 +252,7 @@ export function performanceMarkdown(
   });
   const spreadNote =
     runs.length > 1
-      ? `A figure with a range in brackets shows its min–max over the ${runs.length} kept runs (${count("quick")} quick, ${count("full")} full: \`bench/results/history\`); the goals table counts how often each goal was met in them.`
+      ? `A figure with a range in brackets shows its min–max over the ${runs.length} kept runs (${count("quick")} quick, ${count("full")} full: \`bench/results/history\`${medium ? `, those whose servers kept their state ${medium === "memory" ? "in memory" : "on disk"}, as this one's` : ""}); the goals table counts how often each goal was met in them.`
       : "One run is kept so far: rerun `npm run bench` to see each figure's spread over runs.";
   return [
     SECTION_MARKER,
@@ -261,7 +264,7 @@ export function performanceMarkdown(
     "npm run bench                 # full",
     "npm run bench -- --quick      # every data set and scale (1,000,000 PSAPs, 1,000 sessions), fewer repetitions",
     "npm run bench -- --only postgis   # parts: sdk,lookup,postgis,e2e,load (others keep the last figures)",
-    "# --datasets fcc,synthetic-100k,synthetic-1m   --data DIR (FCC files)   --seed N   --readme-only",
+    "# --datasets fcc,synthetic-100k,synthetic-1m   --data DIR (FCC files)   --seed N   --state-dir DIR   --readme-only",
     "```",
     "",
     `Latest run: ${info.mode ?? "?"} mode, ${m.cpus} CPUs, Node ${m.node}, ${m.date}. Every figure is local (Node and \`wrangler dev\` on one machine), on a shared machine whose other work moves the tails. ${spreadNote}`,

@@ -414,7 +414,7 @@ async function main(): Promise<number> {
   }
   // Only a complete run joins the history: a partial one mixes its figures with older ones.
   const complete = values.only === undefined && DATASETS.every((d) => wanted.has(d)) && haveFcc;
-  if (complete) saveHistory(HISTORY, results, mode);
+  if (complete) saveHistory(HISTORY, results, mode, info.state?.medium);
   writeReadme(results, info);
   console.log(`\n${performanceMarkdown(results, loadHistory(HISTORY), info)}`);
   for (const g of goals)

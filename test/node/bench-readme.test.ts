@@ -197,6 +197,31 @@ describe("README Performance section", () => {
     expect(loop?.[3]).toBe("2 of 3");
   });
 
+  it("counts together only the kept runs whose servers kept their state where the latest run's did", () => {
+    const dir = tempDir();
+    const inMemory = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 10 } }, "2026-11-22T01:00:00.000Z");
+    const onDisk = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 30 } }, "2026-11-22T02:00:00.000Z");
+    const unknown = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 40 } }, "2026-11-22T03:00:00.000Z");
+    const latest = run({ e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 12 } }, "2026-11-22T04:00:00.000Z");
+    expect(saveHistory(dir, inMemory, "quick", "memory")).toBe("2026-11-22T01-00-00-000Z.quick.memory.json");
+    saveHistory(dir, onDisk, "quick", "disk");
+    saveHistory(dir, unknown, "quick");
+    saveHistory(dir, latest, "quick", "memory");
+    const history = loadHistory(dir);
+    expect(history.map((h) => h.medium)).toEqual(["memory", "disk", undefined, "memory"]);
+    const md = performanceMarkdown(latest, history, {
+      mode: "quick",
+      state: { medium: "memory", dir: "/dev/shm" },
+    });
+    expect(tableAfter(md, "### SOS loop near its floor")[0]?.[1]).toBe("12 (10–12)");
+    expect(md).toContain("2 kept runs (2 quick, 0 full");
+    expect(md).toContain("those whose servers kept their state in memory, as this one's");
+    // Without a medium for the latest run (an older detail file), every kept run counts.
+    expect(tableAfter(performanceMarkdown(latest, history, {}), "### SOS loop near its floor")[0]?.[1]).toBe(
+      "12 (10–40)",
+    );
+  });
+
   it("keeps only the newest runs, and leaves out files of another shape", () => {
     const dir = tempDir();
     for (let i = 0; i < HISTORY_KEEP + 3; i++)
