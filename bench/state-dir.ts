@@ -2,8 +2,8 @@
 // medium. Locally every Durable Object commit is a SQLite commit synced to that folder's file system
 // (and wrangler's wrapper around each object writes one on every construction, so on every wake):
 // with the state on a disk, the SOS loop and both its floors measured slower in the concurrent rounds
-// than with the same code's state in memory, the trivial GET hardly. So the loops are timed with the
-// state in memory (tmpfs) where the machine has one, and again on disk beside it, both reported.
+// than with the same code's state in memory, the trivial GET much less so. So the loops are timed with
+// the state in memory (tmpfs) where the machine has one, and again on disk beside it, both reported.
 import { accessSync, constants, readFileSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, sep } from "node:path";
