@@ -337,6 +337,7 @@ async function main(): Promise<number> {
           sos_ms_p50: r.result.sos_loop_ms_p50,
           sos_ms_p99: r.result.sos_loop_ms_p99,
           floor_ms_p50: r.result.floor_ms_p50,
+          floor_ms_p99: r.result.floor_ms_p99,
           durable_floor_ms_p50: r.detail.durable_floor_ms_p50,
           trivial_ms_p50: r.result.trivial_rtt_ms_p50,
           lost_messages:
