@@ -111,7 +111,7 @@ export function checkGoals(r: BenchResults): GoalCheck[] {
     "loop-vs-get",
     "One SOS loop seen from an outside client ≤ 3× a trivial GET (p50, same server, same time)",
     e.sos_loop_ms_p50 <= 3 * e.trivial_rtt_ms_p50,
-    `${fmt(e.sos_loop_ms_p50)} ms vs ${fmt(e.trivial_rtt_ms_p50, 2)} ms (${times(e.sos_loop_ms_p50 / e.trivial_rtt_ms_p50)})`,
+    `${fmt(e.sos_loop_ms_p50, 2)} ms vs ${fmt(e.trivial_rtt_ms_p50, 2)} ms (${times(e.sos_loop_ms_p50 / e.trivial_rtt_ms_p50)})`,
   );
   const l = r.load;
   goal(

@@ -290,6 +290,15 @@ describe("results", () => {
     const overGet = justOver.find((g) => g.id === "loop-vs-get");
     expect(overGet?.met).toBe(false);
     expect(overGet?.figure).toBe("11.7 ms vs 3.85 ms (3.04×)");
+    // A loop's p50 has two decimals (bench/e2e.ts), shown as such: 12.04 is not 12.
+    const atBound = checkGoals({
+      ...SAMPLE,
+      e2e: { ...SAMPLE.e2e, sos_loop_ms_p50: 12.04, trivial_rtt_ms_p50: 4 },
+    });
+    expect(atBound.find((g) => g.id === "loop-vs-get")).toMatchObject({
+      met: false,
+      figure: "12.04 ms vs 4 ms (3.01×)",
+    });
     const geo = checkGoals({
       ...SAMPLE,
       lookup: [{ ...(SAMPLE.lookup[0] as BenchResults["lookup"][0]), ours_us_p50: 4.1 }],
