@@ -32,7 +32,7 @@ import {
 } from "./results.ts";
 import { benchSdkSize } from "./sdk-size.ts";
 import { startServer } from "./server.ts";
-import { diskStateRoot, stateRoot } from "./state-dir.ts";
+import { diskStateRoot, type StateRoot, stateRoot } from "./state-dir.ts";
 import { queryPoints, syntheticDataset } from "./synthetic.ts";
 
 const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "load"] as const;
@@ -132,7 +132,13 @@ async function main(): Promise<number> {
   };
   let failures = 0;
   const machine = { cpus: availableParallelism(), node: process.version, date: new Date().toISOString() };
-  const state = stateRoot(values["state-dir"]);
+  let state: StateRoot;
+  try {
+    state = stateRoot(values["state-dir"]);
+  } catch (error) {
+    console.error(`bench: ${(error as Error).message}`);
+    return 2;
+  }
   if (only.has("lookup") || only.has("e2e") || only.has("load")) {
     info.state = { medium: state.medium, dir: state.dir };
     log(

@@ -171,17 +171,14 @@ describe("whether the US is within reach of a fix", () => {
     const segments = usSegments();
     fc.assert(
       fc.property(
-        fc.constantFrom<[number, number]>(
-          ...CROSSINGS,
-          [49.3, -95.1], // Northwest Angle
-          [25.5, -80.0], // Miami / Bimini
+        fixesNearBorders(
+          [
+            [49.3, -95.1], // Northwest Angle
+            [25.5, -80.0], // Miami / Bimini
+          ],
+          0.8,
         ),
-        fc.double({ min: -0.8, max: 0.8, noNaN: true }),
-        fc.double({ min: -0.8, max: 0.8, noNaN: true }),
-        fc.double({ min: 500, max: 100_000, noNaN: true }),
-        ([lat0, lon0], dLat, dLon, radiusM) => {
-          const lat = lat0 + dLat;
-          const lon = lon0 + dLon;
+        ({ lat, lon, reachM: radiusM }) => {
           if (at(lat, lon).country === "US") return;
           const referenceM = bruteForceDistanceM(segments, lat, lon, radiusM * 1.1);
           if (Math.abs(referenceM - radiusM) <= radiusM * 0.02) return; // too close to call
@@ -198,19 +195,16 @@ describe("the distance to the nearest US border", () => {
     const segments = usSegments();
     fc.assert(
       fc.property(
-        fc.constantFrom<[number, number]>(
-          ...CROSSINGS,
-          [49.0, -100.0], // the 49th parallel
-          [29.0, -90.0], // the Gulf coast
-          [52.0, -179.9], // the Aleutians, across the antimeridian
-          [65.78, -169.06], // the Bering Strait
+        fixesNearBorders(
+          [
+            [49.0, -100.0], // the 49th parallel
+            [29.0, -90.0], // the Gulf coast
+            [52.0, -179.9], // the Aleutians, across the antimeridian
+            [65.78, -169.06], // the Bering Strait
+          ],
+          1,
         ),
-        fc.double({ min: -1, max: 1, noNaN: true }),
-        fc.double({ min: -1, max: 1, noNaN: true }),
-        fc.double({ min: 500, max: 100_000, noNaN: true }),
-        ([lat0, lon0], dLat, dLon, withinM) => {
-          const lat = lat0 + dLat;
-          const lon = lon0 + dLon;
+        ({ lat, lon, reachM: withinM }) => {
           const want = scannedDistanceM(segments, lat, lon);
           const got = nearestUsBorderM(lat, lon, withinM);
           if (want <= withinM) expect(Math.abs(got - want)).toBeLessThanOrEqual(want * 1e-12 + 1e-9);
@@ -221,6 +215,25 @@ describe("the distance to the nearest US border", () => {
     );
   });
 });
+
+/**
+ * A fix up to `spreadDeg` degrees (in latitude and in longitude) from one of the border crossings or
+ * `extra` places, with a reach of 500 m to 100 km.
+ */
+function fixesNearBorders(
+  extra: [number, number][],
+  spreadDeg: number,
+): fc.Arbitrary<{ lat: number; lon: number; reachM: number }> {
+  const offset = fc.double({ min: -spreadDeg, max: spreadDeg, noNaN: true });
+  return fc
+    .tuple(
+      fc.constantFrom<[number, number]>(...CROSSINGS, ...extra),
+      offset,
+      offset,
+      fc.double({ min: 500, max: 100_000, noNaN: true }),
+    )
+    .map(([[lat0, lon0], dLat, dLon, reachM]) => ({ lat: lat0 + dLat, lon: lon0 + dLon, reachM }));
+}
 
 /** The module's projection and segment distance, written plainly over every segment (no runs, no boxes). */
 function scannedDistanceM(segments: Segment[], lat: number, lon: number): number {
