@@ -20,10 +20,19 @@ export function browserCors(): MiddlewareHandler<AppEnv> {
     await next();
     // A WebSocket handshake answer cannot be rebuilt, and needs no CORS.
     if (c.res.status === 101 || c.res.webSocket) return;
-    // Answers from a Durable Object have immutable headers: copy before adding.
-    const response = new Response(c.res.body, c.res);
-    for (const [name, value] of Object.entries(CORS_HEADERS)) response.headers.set(name, value);
-    c.res = undefined;
-    c.res = response;
+    // Our own answers take the headers as they are; one with immutable headers (from a Durable Object's
+    // fetch) is copied first.
+    try {
+      setCorsHeaders(c.res.headers);
+    } catch {
+      const response = new Response(c.res.body, c.res);
+      setCorsHeaders(response.headers);
+      c.res = undefined;
+      c.res = response;
+    }
   };
+}
+
+function setCorsHeaders(headers: Headers): void {
+  for (const [name, value] of Object.entries(CORS_HEADERS)) headers.set(name, value);
 }

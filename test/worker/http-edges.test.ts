@@ -139,6 +139,31 @@ describe("bodies on the SOS routes", () => {
     expect((await fields.json<{ code: string }>()).code).toBe("unknown_field");
   });
 
+  // A body sent in chunks has no Content-Length: it is read chunk by chunk and cut off at the limit.
+  it("reads a streamed body (no Content-Length) and refuses one over 16 KiB with 413", async () => {
+    const session = await newSession(await newPlatform());
+    const init = (token: string, text: string): RequestInit => ({
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: inChunks(text, 1024),
+    });
+    expect(new Request("https://sos.test/", init("t", "{}")).headers.get("Content-Length")).toBeNull();
+    const streamed = (path: string, token: string, text: string) => call(path, init(token, text));
+    const trigger = await streamed(sessionPath(session, "/sos"), session.counselor_token, "{}");
+    expect(trigger.status).toBe(202);
+    const big = JSON.stringify({ latitude: 1, longitude: 1, padding: "x".repeat(17_000) });
+    const res = await streamed(sessionPath(session, "/sos/location"), session.patient_token, big);
+    expect(res.status).toBe(413);
+    expect((await res.json<{ code: string }>()).code).toBe("payload_too_large");
+    const fields = await streamed(
+      sessionPath(session, "/sos/cancel"),
+      session.counselor_token,
+      '{"now":true}',
+    );
+    expect(fields.status).toBe(400);
+    expect((await fields.json<{ code: string }>()).code).toBe("unknown_field");
+  });
+
   it("accepts a trigger with no body at all", async () => {
     const session = await newSession(await newPlatform());
     const res = await call(sessionPath(session, "/sos"), {
@@ -201,3 +226,16 @@ describe("problem types and the version", () => {
     expect(packageJson.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
+
+/** The text's bytes as a stream of `size`-byte chunks (a request with it has no Content-Length). */
+function inChunks(text: string, size: number): ReadableStream<Uint8Array> {
+  const bytes = new TextEncoder().encode(text);
+  let offset = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= bytes.length) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + size));
+      offset += size;
+    },
+  });
+}
