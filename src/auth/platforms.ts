@@ -71,6 +71,15 @@ export async function revokeApiKey(db: D1Database, platformId: string, apiKeyId:
   return results.length > 0;
 }
 
+/** Whether the platform has a key with this id (revoked or not). */
+export async function apiKeyExists(db: D1Database, platformId: string, apiKeyId: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS found FROM api_keys WHERE id = ? AND platform_id = ?")
+    .bind(apiKeyId, platformId)
+    .first();
+  return row !== null;
+}
+
 /** Whether a platform with this id exists. */
 export async function platformExists(db: D1Database, platformId: string): Promise<boolean> {
   const row = await db.prepare("SELECT 1 AS found FROM platforms WHERE id = ?").bind(platformId).first();

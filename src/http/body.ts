@@ -2,6 +2,7 @@
 import type { z } from "@hono/zod-openapi";
 import { HTTP_LIMITS } from "../config.ts";
 import { type Checked, type FieldError, type Problem, problem } from "../problem.ts";
+import { EmptyRequest } from "./schemas.ts";
 
 export type BodyResult<T> = Checked<T>;
 
@@ -27,8 +28,11 @@ export async function readJsonBody<S extends z.ZodType>(
   options: ReadBodyOptions = {},
 ): Promise<BodyResult<z.infer<S>>> {
   const bytes = await readCappedBytes(request);
-  if (bytes === null) {
+  if (bytes === TOO_LARGE) {
     return fail(problem("payload_too_large", `The body must be at most ${HTTP_LIMITS.maxBodyBytes} bytes.`));
+  }
+  if (bytes === UNREADABLE) {
+    return fail(problem("invalid_request", "The request body broke off before its end; send it again."));
   }
   const raw = utf8(bytes);
   if (raw?.trim() === "") {
@@ -48,6 +52,15 @@ export async function readJsonBody<S extends z.ZodType>(
     return fail(problem("invalid_json", "The request body is not valid JSON."));
   }
   return validate(schema, parsed);
+}
+
+/**
+ * The body of a route that takes none (an end, a new API key, a removal): nothing or `{}`, as the SOS
+ * trigger takes, else 413, 415 or 400 like any body. The caller reports the problem only after its own
+ * 404 or 410 (the contract's order), and before it changes anything.
+ */
+export function readNoBody(request: Request): Promise<BodyResult<Record<string, never>>> {
+  return readJsonBody(request, EmptyRequest, { optional: true });
 }
 
 export function validate<S extends z.ZodType>(schema: S, input: unknown): BodyResult<z.infer<S>> {
@@ -90,12 +103,19 @@ function fail(value: Problem): { ok: false; problem: Problem } {
   return { ok: false, problem: value };
 }
 
-/** The body's bytes, or null when they exceed the limit (checked on the header and while reading). */
-async function readCappedBytes(request: Request): Promise<Uint8Array | null> {
+const TOO_LARGE = Symbol("too large");
+const UNREADABLE = Symbol("unreadable");
+
+/**
+ * The body's bytes; `TOO_LARGE` when they exceed the limit (checked on the header and while reading);
+ * `UNREADABLE` when the stream fails mid-read (the client sent less than it declared and hung up): a bad
+ * request, not a failure of ours.
+ */
+async function readCappedBytes(request: Request): Promise<Uint8Array | typeof TOO_LARGE | typeof UNREADABLE> {
   const limit = HTTP_LIMITS.maxBodyBytes;
   const header = request.headers.get("Content-Length");
   const declared = header !== null && /^\s*\d+\s*$/.test(header) ? Number(header) : null;
-  if (declared !== null && declared > limit) return null;
+  if (declared !== null && declared > limit) return TOO_LARGE;
   if (!request.body) return new Uint8Array(0);
   // Chunk by chunk even when a length is declared: a declared length is not a bound on what arrives (a
   // request with both Content-Length and chunked Transfer-Encoding is framed by the chunks), so reading
@@ -104,14 +124,19 @@ async function readCappedBytes(request: Request): Promise<Uint8Array | null> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel();
-      return null;
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch {
+      return UNREADABLE;
     }
-    chunks.push(value);
+    if (chunk.done) break;
+    total += chunk.value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => undefined);
+      return TOO_LARGE;
+    }
+    chunks.push(chunk.value);
   }
   const bytes = new Uint8Array(total);
   let offset = 0;

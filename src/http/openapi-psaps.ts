@@ -1,6 +1,6 @@
 // The OpenAPI description of the admin PSAP and contact routes (registered with the others in openapi.ts).
 import { createRoute, z } from "@hono/zod-openapi";
-import { admin, errors, json } from "./openapi-parts.ts";
+import { admin, errors, json, noBody } from "./openapi-parts.ts";
 import * as s from "./schemas-psaps.ts";
 
 const psapParams = z.object({
@@ -58,8 +58,8 @@ export const PSAP_ROUTES = [
     tags: ["Admin"],
     summary: "Remove a PSAP's number (the imported one, or none, shows again within 60 s)",
     security: admin,
-    request: { params: psapParams },
-    responses: { 204: { description: "Removed" }, ...errors(401, 404, 503) },
+    request: { params: psapParams, body: noBody },
+    responses: { 204: { description: "Removed" }, ...errors(400, 401, 404, 413, 415, 503) },
   }),
   createRoute({
     method: "get",

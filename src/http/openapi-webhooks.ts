@@ -1,6 +1,6 @@
 // The OpenAPI description of the webhook routes (registered with the others in openapi.ts).
 import { createRoute } from "@hono/zod-openapi";
-import { admin, errors, json, platformParams } from "./openapi-parts.ts";
+import { admin, errors, json, noBody, platformParams } from "./openapi-parts.ts";
 import * as s from "./schemas-webhooks.ts";
 
 export const WEBHOOK_ROUTES = [
@@ -26,8 +26,8 @@ export const WEBHOOK_ROUTES = [
     tags: ["Admin"],
     summary: "Remove the platform's webhook: no event created after the answer is delivered",
     security: admin,
-    request: { params: platformParams },
-    responses: { 204: { description: "Removed (or there was none)" }, ...errors(401, 404) },
+    request: { params: platformParams, body: noBody },
+    responses: { 204: { description: "Removed (or there was none)" }, ...errors(400, 401, 404, 413, 415) },
   }),
   createRoute({
     method: "post",
@@ -35,10 +35,10 @@ export const WEBHOOK_ROUTES = [
     tags: ["Admin"],
     summary: "Issue a new signing secret; deliveries carry both signatures for 24 h",
     security: admin,
-    request: { params: platformParams },
+    request: { params: platformParams, body: noBody },
     responses: {
       200: { description: "The new secret, shown once", content: json(s.RotateSecretResponse) },
-      ...errors(401, 404),
+      ...errors(400, 401, 404, 413, 415),
     },
   }),
   createRoute({

@@ -2,7 +2,7 @@
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import packageJson from "../../package.json";
 import type { AppEnv } from "./context.ts";
-import { admin, errors, json, platformId, platformParams, problemContent } from "./openapi-parts.ts";
+import { admin, errors, json, noBody, platformId, platformParams, problemContent } from "./openapi-parts.ts";
 import { PSAP_ROUTES } from "./openapi-psaps.ts";
 import { SESSION_EVENT_WEBHOOK, WEBHOOK_ROUTES } from "./openapi-webhooks.ts";
 import * as s from "./schemas.ts";
@@ -37,10 +37,10 @@ export const ROUTES = [
     tags: ["Admin"],
     summary: "Issue another API key (rotation: old keys work until revoked)",
     security: admin,
-    request: { params: platformParams },
+    request: { params: platformParams, body: noBody },
     responses: {
       201: { description: "Created; the API key is shown only now", content: json(s.CreateApiKeyResponse) },
-      ...errors(401, 404),
+      ...errors(400, 401, 404, 413, 415),
     },
   }),
   createRoute({
@@ -49,8 +49,8 @@ export const ROUTES = [
     tags: ["Admin"],
     summary: "Revoke an API key",
     security: admin,
-    request: { params: z.object({ platformId, apiKeyId }) },
-    responses: { 204: { description: "Revoked" }, ...errors(401, 404) },
+    request: { params: z.object({ platformId, apiKeyId }), body: noBody },
+    responses: { 204: { description: "Revoked" }, ...errors(400, 401, 404, 413, 415) },
   }),
   createRoute({
     method: "post",
@@ -86,10 +86,10 @@ export const ROUTES = [
     tags: ["Platform"],
     summary: "End a session (repeatable)",
     security: apiKey,
-    request: { params: sessionParams },
+    request: { params: sessionParams, body: noBody },
     responses: {
       200: { description: "Ended", content: json(s.EndSessionResponse) },
-      ...errors(401, 403, 404, 410, 429),
+      ...errors(400, 401, 403, 404, 410, 413, 415, 429),
     },
   }),
   createRoute({

@@ -1,6 +1,7 @@
 // Zod schemas of the PSAP record, the fix's area and emergency numbers, and the admin PSAP and contact routes.
 import { z } from "@hono/zod-openapi";
 import { ADMIN_LIMITS, CONTACT_LIMITS } from "../config.ts";
+import { queryInteger } from "./query-integer.ts";
 
 const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
 
@@ -82,11 +83,7 @@ export const PsapListQuery = z.strictObject({
   county: z.string().min(1).max(100).optional().openapi({ description: "County name or 5-digit FIPS" }),
   q: z.string().min(1).max(100).optional().openapi({ description: "A fragment of the name, any case" }),
   cursor: z.string().min(1).max(200).optional(),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(ADMIN_LIMITS.maxPageSize)
+  limit: queryInteger("limit", 1, ADMIN_LIMITS.maxPageSize)
     .optional()
     .openapi({ description: `Default ${ADMIN_LIMITS.defaultPageSize}` }),
 });

@@ -2,6 +2,7 @@
 import { z } from "@hono/zod-openapi";
 import { WEBHOOK_LIMITS } from "../config.ts";
 import { WEBHOOK_EVENT_TYPES } from "../webhooks/events.ts";
+import { queryInteger } from "./query-integer.ts";
 import { PsapArea } from "./schemas-psaps.ts";
 
 const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
@@ -44,19 +45,7 @@ export const RotateSecretResponse = z
   .openapi("WebhookSecret");
 
 export const DeliveriesQuery = z.object({
-  limit: z
-    .string()
-    .regex(/^\d{1,4}$/, "limit must be a whole number")
-    .transform(Number)
-    .pipe(
-      z
-        .number()
-        .min(1, "limit must be at least 1")
-        .max(
-          WEBHOOK_LIMITS.maxDeliveriesPageSize,
-          `limit must be at most ${WEBHOOK_LIMITS.maxDeliveriesPageSize}`,
-        ),
-    )
+  limit: queryInteger("limit", 1, WEBHOOK_LIMITS.maxDeliveriesPageSize)
     .optional()
     .openapi({
       param: { name: "limit", in: "query" },

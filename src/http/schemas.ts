@@ -1,6 +1,7 @@
 // Zod schemas of every request and response body: they validate requests and produce the OpenAPI document.
 import { z } from "@hono/zod-openapi";
 import { AUDIT_LIMITS, HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
+import { queryInteger } from "./query-integer.ts";
 import { EmergencyNumbers, PsapArea, PsapRecordSchema } from "./schemas-psaps.ts";
 
 const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
@@ -51,12 +52,6 @@ export const CreateSessionRequest = z
   .openapi("CreateSessionRequest");
 
 /** A whole number in a query string ("12"), as the number. */
-const queryInteger = (name: string, min: number, max: number) =>
-  z
-    .string()
-    .regex(/^\d{1,15}$/, `${name} must be a whole number`)
-    .transform(Number)
-    .pipe(z.number().min(min, `${name} must be at least ${min}`).max(max, `${name} must be at most ${max}`));
 
 /** `GET .../events?after=&limit=`. */
 export const EventsQuery = z.object({
@@ -78,7 +73,7 @@ export const EventsQuery = z.object({
     }),
 });
 
-/** SOS trigger and cancel take no body, or `{}`. */
+/** The body of the SOS trigger and cancel, and of every route that takes none: nothing, or `{}`. */
 export const EmptyRequest = z.strictObject({}).openapi("EmptyRequest");
 
 export const LocationFixRequest = z

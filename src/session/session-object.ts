@@ -145,11 +145,12 @@ export class SessionObject extends DurableObject<Env> {
     return success(this.#audit.page(page.value.after, page.value.limit));
   }
 
-  async end(platformId: string): Promise<Outcome<SessionEndResponse>> {
+  async end(platformId: string, body: Checked<unknown>): Promise<Outcome<SessionEndResponse>> {
     const now = Date.now();
     const record = this.#platformRecord(platformId, now);
     if (!record) return failure(notFound());
     if (record.state === "expired") return failure(overProblem(record));
+    if (!body.ok) return failure(body.problem);
     const ended = this.#apply({ type: "end", at: now });
     // Ending an ended session answers the same again, and records nothing.
     if (ended && ended !== record) {

@@ -82,6 +82,15 @@ export async function rotateWebhookSecret(db: D1Database, platformId: string): P
   return row ? row.secret : null;
 }
 
+/** Whether the platform has a webhook now. */
+export async function hasWebhook(db: D1Database, platformId: string): Promise<boolean> {
+  const row = await db
+    .prepare("SELECT 1 AS found FROM platform_webhooks WHERE platform_id = ?")
+    .bind(platformId)
+    .first();
+  return row !== null;
+}
+
 /** Removes the webhook (nothing created after this is delivered); true if there was one. */
 export async function deleteWebhook(db: D1Database, platformId: string): Promise<boolean> {
   const result = await db

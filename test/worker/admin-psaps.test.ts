@@ -154,7 +154,10 @@ describe("with an index", () => {
   });
 
   it("refuses bad filters with 400 problem+json", async () => {
-    for (const query of ["limit=0", "limit=1001", "limit=x", "state=Illinois", "cursor=%%%", "colour=red"]) {
+    const bad = ["limit=0", "limit=1001", "limit=x", "limit=1e2", "limit=0x10", "limit=%205", "limit=1.0"];
+    // Any base64url text decodes to something: a cursor this API did not return is refused all the same.
+    bad.push("state=Illinois", "cursor=%%%", "cursor=abc", `cursor=${btoa("100")}`, "colour=red");
+    for (const query of bad) {
       const res = await admin(`/v1/admin/psaps?${query}`);
       expect(res.status, query).toBe(400);
       expect(res.headers.get("Content-Type")).toBe("application/problem+json");
@@ -244,6 +247,28 @@ describe("with an index", () => {
     expect(wrongType.status).toBe(415);
     expect((await admin("/v1/admin/psaps/nope/contact", { method: "DELETE" })).status).toBe(404);
     expect((await admin("/v1/admin/psaps/nope/contact/history")).status).toBe(404);
+  });
+
+  it("removes no number for a body it cannot take (413, 415, 400), after its own 404", async () => {
+    expect(
+      (await putContact("101", { phone: "+13125550177", phone_kind: "emergency", source: "x" })).status,
+    ).toBe(200);
+    const remove = (id: string, body: string, type: string) =>
+      admin(`/v1/admin/psaps/${id}/contact`, { method: "DELETE", headers: { "Content-Type": type }, body });
+    const refused: [string, string, number][] = [
+      ["x".repeat(17_000), "application/json", 413],
+      ["hello", "text/plain", 415],
+      ['{"why":"moved"}', "application/json", 400],
+    ];
+    for (const [body, type, status] of refused) {
+      const res = await remove("101", body, type);
+      expect(res.status, body.slice(0, 20)).toBe(status);
+      expect(res.headers.get("Content-Type")).toBe("application/problem+json");
+    }
+    expect(await (await admin("/v1/admin/psaps/101")).json()).toMatchObject({ phone: "+13125550177" });
+    expect((await remove("nope", "hello", "text/plain")).status).toBe(404);
+    expect((await remove("101", "{}", "application/json")).status).toBe(204);
+    expect(await (await admin("/v1/admin/psaps/101")).json()).toMatchObject({ phone: null });
   });
 
   it("reports phone coverage by state, counting directory numbers where the index had none", async () => {

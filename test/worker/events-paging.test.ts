@@ -90,6 +90,8 @@ describe("paging the audit trail", () => {
     "after=-1",
     "after=x",
     "after=1e3",
+    "after=9007199254740992",
+    "after=%2010",
   ])("refuses %s with 400", async (query) => {
     const platform = await newPlatform();
     const session = await newSession(platform);
@@ -97,6 +99,14 @@ describe("paging the audit trail", () => {
     expect(res.status).toBe(400);
     expect(res.headers.get("Content-Type")).toBe("application/problem+json");
     expect((await res.json<{ code: string }>()).code).toBe("invalid_request");
+  });
+
+  it("accepts the largest safe integer as after=", async () => {
+    const platform = await newPlatform();
+    const session = await newSession(platform);
+    const res = await asPlatform(platform, sessionPath(session, "/events?after=9007199254740991"));
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ events: [], next_after: null });
   });
 
   it("accepts limit=1000", async () => {

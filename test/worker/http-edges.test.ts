@@ -3,6 +3,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import packageJson from "../../package.json";
+import { readJsonBody } from "../../src/http/body.ts";
+import { CreateSessionRequest } from "../../src/http/schemas.ts";
 import { asCounselor, asPlatform, call, newPlatform, newSession, postJson, sessionPath } from "./helpers.ts";
 
 const ORIGIN = "https://platform.example";
@@ -164,6 +166,18 @@ describe("bodies on the SOS routes", () => {
     expect((await fields.json<{ code: string }>()).code).toBe("unknown_field");
   });
 
+  it("reads a body that breaks off mid-read as a 400 problem, not a failure of ours", async () => {
+    // Through the worker's own fetch the test's stream arrives empty; read directly, the read fails.
+    const request = new Request("https://sos.test/", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: brokenOff('{"meeting_id":"m","counselor_id":"c",'),
+    });
+    const read = await readJsonBody(request, CreateSessionRequest);
+    expect(read).toMatchObject({ ok: false, problem: { code: "invalid_request" } });
+    expect(read.ok ? "" : read.problem.detail).toMatch(/broke off/);
+  });
+
   it("accepts a trigger with no body at all", async () => {
     const session = await newSession(await newPlatform());
     const res = await call(sessionPath(session, "/sos"), {
@@ -226,6 +240,18 @@ describe("problem types and the version", () => {
     expect(packageJson.version).toMatch(/^\d+\.\d+\.\d+$/);
   });
 });
+
+/** A stream that gives the text's bytes and then fails, as a client that hangs up mid-body. */
+function brokenOff(text: string): ReadableStream<Uint8Array> {
+  let sent = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent) return controller.error(new Error("connection lost"));
+      controller.enqueue(new TextEncoder().encode(text));
+      sent = true;
+    },
+  });
+}
 
 /** The text's bytes as a stream of `size`-byte chunks (a request with it has no Content-Length). */
 function inChunks(text: string, size: number): ReadableStream<Uint8Array> {

@@ -10,7 +10,7 @@ import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../
 import type { CatalogueRecord } from "../../psap/format.ts";
 import { PsapIndexUnavailableError } from "../../psap/lookup.ts";
 import { requireAdmin } from "../auth.ts";
-import { readJsonBody, validate } from "../body.ts";
+import { readJsonBody, readNoBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { ContactRequest, PsapListQuery } from "../schemas-psaps.ts";
 
@@ -86,7 +86,9 @@ export function mountAdminPsapRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.delete(`${PSAPS}/:psapId/contact`, requireAdmin(), async (c) => {
+    const body = await readNoBody(c.req.raw);
     const record = await psapOf(c);
+    if (!body.ok) throw new ProblemError(body.problem);
     await deleteContact(c.env.DB, record.id);
     return c.body(null, 204);
   });
@@ -146,13 +148,23 @@ async function applyContacts(db: D1Database, records: CatalogueRecord[]): Promis
   return withContacts(records, numbers);
 }
 
+/**
+ * A cursor names the last PSAP of the page it ends, behind a tag: any base64url text decodes to some
+ * text, and without the tag a mangled cursor would read as an id and answer an empty "last" page.
+ */
+const CURSOR_TAG = "psap:";
+
 function encodeCursor(lastId: string): string {
-  return btoa(lastId).replaceAll("+", "-").replaceAll("/", "_").replaceAll("=", "");
+  return btoa(CURSOR_TAG + lastId)
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replaceAll("=", "");
 }
 
 function decodeCursor(cursor: string): string {
   try {
-    const id = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    const id = text.startsWith(CURSOR_TAG) ? text.slice(CURSOR_TAG.length) : "";
     if (id.length > 0 && id.length <= 64) return id;
   } catch {
     // fall through

@@ -8,7 +8,7 @@ import type { Env } from "../../env.ts";
 import { ProblemError, problem } from "../../problem.ts";
 import { iso } from "../../session/record.ts";
 import { requireApiKey } from "../auth.ts";
-import { readJsonBody, validate } from "../body.ts";
+import { readJsonBody, readNoBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { withIdempotency } from "../idempotency.ts";
 import { respond } from "../respond.ts";
@@ -67,7 +67,10 @@ export function mountPlatformRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 
   app.post(`${SESSION}/end`, requireApiKey(), async (c) => {
-    return respond(await platformSession(c.env, c.req.param("sessionId")).end(c.get("apiKey").platformId));
+    // The object reports a refused body after its own 404 and 410, and then ends nothing.
+    const body = await readNoBody(c.req.raw);
+    const stub = platformSession(c.env, c.req.param("sessionId"));
+    return respond(await stub.end(c.get("apiKey").platformId, body));
   });
 
   app.get(`${SESSION}/events`, requireApiKey(), async (c) => {

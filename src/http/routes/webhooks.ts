@@ -1,15 +1,14 @@
 // Webhook routes: the admin sets, rotates and removes a platform's webhook; the platform lists its deliveries.
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { platformExists } from "../../auth/platforms.ts";
 import { WEBHOOK_LIMITS } from "../../config.ts";
 import { ProblemError, problem } from "../../problem.ts";
 import { listDeliveries } from "../../webhooks/deliveries.ts";
-import { deleteWebhook, putWebhook, rotateWebhookSecret } from "../../webhooks/store.ts";
+import { deleteWebhook, hasWebhook, putWebhook, rotateWebhookSecret } from "../../webhooks/store.ts";
 import { checkWebhookUrl } from "../../webhooks/url.ts";
 import { requireAdmin, requireApiKey } from "../auth.ts";
-import { readJsonBody, validate } from "../body.ts";
+import { readJsonBody, readNoBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
+import { knownPlatform, noSuchPlatform } from "../known-platform.ts";
 import { DeliveriesQuery, WebhookRequest } from "../schemas-webhooks.ts";
 
 const WEBHOOK = "/v1/admin/platforms/:platformId/webhook";
@@ -29,20 +28,27 @@ export function mountWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
     }
     const events = body.value.events ? [...new Set(body.value.events)] : null;
     const settings = await putWebhook(c.env.DB, platformId, url.url, events);
-    if (!settings) throw notFound();
+    if (!settings) throw noSuchPlatform();
     return c.json(settings);
   });
 
   app.delete(WEBHOOK, requireAdmin(), async (c) => {
+    const body = await readNoBody(c.req.raw);
     const platformId = await knownPlatform(c);
+    if (!body.ok) throw new ProblemError(body.problem);
     await deleteWebhook(c.env.DB, platformId);
     return c.body(null, 204);
   });
 
   app.post(`${WEBHOOK}/rotate-secret`, requireAdmin(), async (c) => {
+    const body = await readNoBody(c.req.raw);
     const platformId = await knownPlatform(c);
+    if (!body.ok) {
+      if (!(await hasWebhook(c.env.DB, platformId))) throw noWebhook();
+      throw new ProblemError(body.problem);
+    }
     const secret = await rotateWebhookSecret(c.env.DB, platformId);
-    if (!secret) throw new ProblemError(problem("not_found", "This platform has no webhook; set one first."));
+    if (!secret) throw noWebhook();
     return c.json({ secret });
   });
 
@@ -58,15 +64,6 @@ export function mountWebhookRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 }
 
-/** The path's platform, or 404. */
-async function knownPlatform(c: Context<AppEnv>): Promise<string> {
-  const platformId = c.req.param("platformId") ?? "";
-  if (platformId.length === 0 || platformId.length > 64 || !(await platformExists(c.env.DB, platformId))) {
-    throw notFound();
-  }
-  return platformId;
-}
-
-function notFound(): ProblemError {
-  return new ProblemError(problem("not_found", "No such platform."));
+function noWebhook(): ProblemError {
+  return new ProblemError(problem("not_found", "This platform has no webhook; set one first."));
 }
