@@ -355,6 +355,14 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     rules[rule] = (rules[rule] ?? 0) + 1;
     classified.set(p.id, { ...c, jurisdiction: "special", rule });
   }
+  for (const p of territoryWideCentres(psaps, links, input.counties, overrides)) {
+    const c = classified.get(p.id) as Classification;
+    rules[c.rule] = (rules[c.rule] ?? 1) - 1;
+    const rule = "every centre of a state or territory of many counties in one county";
+    rules[rule] = (rules[rule] ?? 0) + 1;
+    p.jurisdiction = "state";
+    classified.set(p.id, { ...c, jurisdiction: "state", rule, unclassified: false });
+  }
   for (const p of psaps) {
     const l = links.get(p.id) as PsapLinks;
     const o = overrides.get(p.id);
@@ -517,4 +525,41 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     boundaries: areas.filter((a) => a.kind === "boundary").length,
   };
   return { dataset: { dataVersion: input.dataVersion, psaps, areas, served }, summary };
+}
+
+/**
+ * The primaries of a state or territory of several counties whose every centre is registered in one and
+ * the same county: they answer 911 for all of it. Puerto Rico's two centres (Hato Rey and Guaynabo, of its
+ * 9-1-1 Emergency Systems Bureau) are both registered in San Juan and answer all 78 municipios; without
+ * this, a fix on Vieques or Culebra would rank the US Virgin Islands' centre first, the nearer one. A state
+ * with centres in two counties or more keeps its county rules; special sites (a base, a campus) are kept
+ * out of the test and of the change, and an operator's jurisdiction stands.
+ */
+function territoryWideCentres(
+  psaps: readonly IndexedPsap[],
+  links: ReadonlyMap<string, PsapLinks>,
+  counties: readonly County[],
+  overrides: ReadonlyMap<string, OverrideRow>,
+): IndexedPsap[] {
+  const countiesOf = new Map<string, number>();
+  for (const c of counties) countiesOf.set(c.state, (countiesOf.get(c.state) ?? 0) + 1);
+  const byState = new Map<string, IndexedPsap[]>();
+  for (const p of psaps) {
+    if (p.jurisdiction === "special") continue;
+    const list = byState.get(p.state) ?? [];
+    list.push(p);
+    byState.set(p.state, list);
+  }
+  const wide: IndexedPsap[] = [];
+  for (const [state, centres] of byState) {
+    if ((countiesOf.get(state) ?? 0) < 2) continue;
+    const registered = new Set(centres.flatMap((p) => (links.get(p.id)?.counties ?? []).map((c) => c.fips)));
+    const everyOneMatched = centres.every((p) => (links.get(p.id)?.counties.length ?? 0) === 1);
+    if (registered.size !== 1 || !everyOneMatched) continue;
+    for (const p of centres) {
+      if (p.type === "primary" && p.jurisdiction !== "state" && !overrides.get(p.id)?.jurisdiction)
+        wide.push(p);
+    }
+  }
+  return wide;
 }

@@ -83,8 +83,8 @@ export function readCensusPlaces(path: string, json: unknown): { places: CensusP
     const p = f.properties ?? {};
     const geoid = String(p.GEOID ?? "");
     const state = STATE_BY_FIPS[String(p.STATEFP ?? "")];
-    const name = typeof p.NAME === "string" ? p.NAME.trim() : "";
     const classFp = String(p.CLASSFP ?? "");
+    const name = typeof p.NAME === "string" ? dispatcherName(p.NAME.trim(), classFp) : "";
     if (!/^\d{7}$/.test(geoid) || !state || !name || !/^[A-Z]\d$/.test(classFp)) {
       report.dropped.push({
         line,
@@ -111,8 +111,14 @@ export function readCensusPlaces(path: string, json: unknown): { places: CensusP
       name,
       nameLsad: typeof p.NAMELSAD === "string" ? p.NAMELSAD : name,
       classFp,
-      // C9 marks an inactive or nonfunctioning incorporated place: no government, so no city limits to answer for.
-      incorporated: classFp.startsWith("C") && classFp !== "C9" && p.FUNCSTAT !== "F" && p.FUNCSTAT !== "I",
+      // C9 marks an inactive or nonfunctioning incorporated place: no government, so no city limits to answer
+      // for. A consolidated city's balance (C8) is "fictitious" (FUNCSTAT F) only as a Census unit: it is the
+      // city itself (Indianapolis, Nashville) outside the towns within it, and its government answers there.
+      incorporated:
+        classFp.startsWith("C") &&
+        classFp !== "C9" &&
+        (p.FUNCSTAT !== "F" || classFp === BALANCE) &&
+        p.FUNCSTAT !== "I",
       rings,
       interior: lat !== null && lon !== null ? [lon, lat] : first,
     });
@@ -121,4 +127,21 @@ export function readCensusPlaces(path: string, json: unknown): { places: CensusP
   const noInterior = features.length > 0 && places.some((pl) => pl.interior === pl.rings[0]?.[0]);
   if (noInterior) report.notes.push("some places have no INTPTLAT/INTPTLON: their first vertex stands in");
   return { places, report };
+}
+
+/** CLASSFP of the balance of a consolidated city: the part outside the incorporated places within it. */
+const BALANCE = "C8";
+
+/**
+ * The name a dispatcher uses. A balance's Census NAME carries its kind of government and "(balance)"
+ * ("Indianapolis city (balance)", "Nashville-Davidson metropolitan government (balance)"): both go, and
+ * the city's name stays ("Indianapolis", "Nashville-Davidson", "Louisville/Jefferson County").
+ */
+export function dispatcherName(name: string, classFp: string): string {
+  if (classFp !== BALANCE) return name;
+  const plain = name
+    .replace(/\s*\(balance\)\s*$/i, "")
+    .replace(/\s+(city|town|village|borough|(metropolitan|metro|consolidated|unified) government)$/i, "")
+    .trim();
+  return plain === "" ? name : plain;
 }

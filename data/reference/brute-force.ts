@@ -33,6 +33,8 @@ export interface ReferenceResult {
   psaps: PsapRecord[];
   place: { name: string; kind: "city" | "community"; state: string | null } | null;
   county: { name: string; state: string | null } | null;
+  /** When no county contains the fix, the one county its reach touches, if just one does. */
+  nearCounty: { name: string; state: string | null } | null;
 }
 
 /** Decodes a data set's areas once, through the same storage encoding as the index (so vertices agree). */
@@ -80,12 +82,14 @@ export function bruteForceLookup(
   );
   let place: ReferenceResult["place"] = null;
   let county: ReferenceResult["county"] = null;
+  const near: { name: string; state: string | null }[] = [];
   const part = new Map<number, number>();
   for (const area of reference.areas) {
     const level = areaLevel(area.geometry, lat, lon, t);
     if (level === OUTSIDE) continue;
     if (level === INSIDE && area.kind === "county" && !county)
       county = { name: area.name, state: area.state };
+    if (level !== INSIDE && area.kind === "county") near.push({ name: area.name, state: area.state });
     if (level === INSIDE && (area.kind === "city" || area.kind === "community") && !place) {
       place = { name: area.name, kind: area.kind, state: area.state };
     }
@@ -135,11 +139,12 @@ export function bruteForceLookup(
     keyed.push({ i, key: [pt, 1, j, d, p.id], match });
   });
   // SPEC: a fix abroad gets no US PSAP, unless the US is within its accuracy (the same country data as the lookup).
-  if (!county && !place && isOutsideUs(lat, lon, t, false)) return { psaps: [], place, county };
+  const nearCounty = county === null && near.length === 1 ? (near[0] ?? null) : null;
+  if (!county && !place && isOutsideUs(lat, lon, t, false)) return { psaps: [], place, county, nearCounty };
   keyed.sort((a, b) => compareKeys(a.key, b.key));
   const psaps = keyed.slice(0, Math.max(0, limit)).map(({ i, match }) => {
     const p = reference.psaps[i] as IndexedPsap;
     return { ...p, distance_km: roundKm(km[i] as number), match };
   });
-  return { psaps, place, county };
+  return { psaps, place, county, nearCounty };
 }

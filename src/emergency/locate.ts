@@ -22,12 +22,21 @@ import { EMERGENCY_NUMBERS } from "./numbers.ts";
 export interface CountryLocation {
   /** ISO 3166-1 alpha-2 (or XK), `null` at sea or where no country claims the land. */
   country: string | null;
-  /** A US territory's USPS code (PR, GU, VI, AS, MP, UM); `null` elsewhere, the 50 states and DC included. */
+  /**
+   * A US territory's USPS code (PR, GU, VI, AS, MP, UM), or AK or HI (the library's own features); `null`
+   * elsewhere, the contiguous states and DC included (their counties tell them apart).
+   */
   state: string | null;
 }
 
 /** The US territories and their USPS codes, which are also their ISO 3166-1 codes. */
 export const US_TERRITORIES: ReadonlySet<string> = new Set(["PR", "GU", "VI", "AS", "MP", "UM"]);
+
+/**
+ * The two states the library draws as features of their own, by Wikidata id: a fix in the far Aleutians or
+ * on an islet the county shapes miss (they are coarser than the library's coastlines) is still in Alaska.
+ */
+const US_STATE_FEATURES: Readonly<Record<string, string>> = { Q797: "AK", Q782: "HI" };
 
 /** Features the library leaves without a country code, and the ISO code that covers them. */
 const UNCODED_LAND: Readonly<Record<string, string>> = { Q23681: "CY" }; // Northern Cyprus
@@ -40,7 +49,8 @@ export function locateCountry(latitude: number, longitude: number): CountryLocat
   const { id, iso1A2, country } = found.properties;
   const nation = country ?? iso1A2 ?? UNCODED_LAND[id] ?? null;
   if (nation === "US") {
-    return { country: "US", state: iso1A2 !== undefined && US_TERRITORIES.has(iso1A2) ? iso1A2 : null };
+    const territory = iso1A2 !== undefined && US_TERRITORIES.has(iso1A2) ? iso1A2 : null;
+    return { country: "US", state: territory ?? US_STATE_FEATURES[id] ?? null };
   }
   if (iso1A2 !== undefined && Object.hasOwn(EMERGENCY_NUMBERS, iso1A2))
     return { country: iso1A2, state: null };

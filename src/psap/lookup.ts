@@ -225,7 +225,7 @@ export async function lookupPsaps(
   // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
   if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null))
     return outsideCoverage(lat, lon, manifest);
-  const area = describeArea(lat, lon, ranked.place, ranked.county);
+  const area = describeArea(lat, lon, ranked.place, ranked.county, ranked.nearCounty);
   const numbers = contacts instanceof Promise ? await contacts : contacts;
   const result: PsapLookupResult = {
     psaps: numbers && numbers.size > 0 ? withContacts(ranked.psaps, numbers) : ranked.psaps,

@@ -79,6 +79,11 @@ export interface Ranked {
   /** The place and the county that contain the fix itself (for the result's `area`), if any. */
   place: NamedArea | null;
   county: NamedArea | null;
+  /**
+   * When no county contains the fix, the one county its reach (accuracy, at least 500 m) touches, if just
+   * one does: the 1:10M county coastlines can leave a harbour town outside its county (St. Paul, Alaska).
+   */
+  nearCounty: NamedArea | null;
 }
 
 const GROUP_MATCH: readonly PsapMatch[] = ["boundary", "city", "county"];
@@ -126,6 +131,8 @@ export function rankEntry(
 ): Ranked {
   let place: NamedArea | null = null;
   let county: NamedArea | null = null;
+  let nearCounty: NamedArea | null = null;
+  let nearCounties = 0;
   const scratch = scratchFor(entry.psaps.length);
   // Best part (group * 2 + level) of each PSAP reached through an area; NO_PART for the others.
   const partOf = scratch.partOf;
@@ -155,6 +162,8 @@ export function rankEntry(
       if (level === INSIDE) {
         if (kind === AREA_COUNTY) county ??= named(entry, a);
         else if (kind === AREA_CITY || kind === AREA_COMMUNITY) place ??= named(entry, a);
+      } else if (kind === AREA_COUNTY && nearCounties++ === 0) {
+        nearCounty = named(entry, a);
       }
       if (kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
       const part = groupOf(kind) * 2 + level;
@@ -168,7 +177,12 @@ export function rankEntry(
     }
     const out: PsapRecord[] = [];
     if (limit > 0) rankInto(entry, scratch, touched, limit, maxDistanceKm, lat, lon, out);
-    return { psaps: out, place, county };
+    return {
+      psaps: out,
+      place,
+      county,
+      nearCounty: county === null && nearCounties === 1 ? nearCounty : null,
+    };
   } finally {
     for (const m of touched) partOf[m] = NO_PART;
   }

@@ -7,25 +7,40 @@ import type { NamedArea } from "./rank.ts";
 /**
  * The fix's area: a US county or Census place that contains it decides (the index's shapes are finer
  * than the country library's borders); otherwise the country library says where it is, and outside
- * the US only the country is set.
+ * the US only the country is set. `nearCounty` (the one county within the fix's reach when none
+ * contains it) names the county of a fix just outside its coarse coastline, only where the fix is in
+ * the US and that county's state: a fix across a land border is never given the neighbour's county.
  */
 export function describeArea(
   lat: number,
   lon: number,
   place: NamedArea | null,
   county: NamedArea | null,
+  nearCounty: NamedArea | null = null,
 ): PsapArea {
   const state = county?.state ?? place?.state ?? null;
   if (state !== null) {
+    const inUs = county !== null || nearCounty === null || locateCountry(lat, lon).country === "US";
+    const near = inUs && nearCounty?.state === state ? nearCounty.name : null;
     return {
       country: "US",
       state,
-      county: county?.name ?? null,
+      county: county?.name ?? near,
       place: place?.name ?? null,
       place_kind: place ? (place.kind === AREA_CITY ? "city" : "community") : null,
     };
   }
   const located = locateCountry(lat, lon);
+  const nearState = nearCounty?.state ?? null;
+  if (located.country === "US" && nearState !== null && (located.state ?? nearState) === nearState) {
+    return {
+      country: "US",
+      state: nearState,
+      county: nearCounty?.name ?? null,
+      place: null,
+      place_kind: null,
+    };
+  }
   return { country: located.country, state: located.state, county: null, place: null, place_kind: null };
 }
 

@@ -34,14 +34,27 @@ describe("the country of a fix", () => {
     }
   });
 
-  it("leaves the state to the county data in the 50 states and DC", () => {
+  it("leaves the state to the county data in the contiguous states and DC", () => {
     for (const [lat, lon] of [
       [41.88, -87.63], // Chicago
-      [61.22, -149.9], // Anchorage
-      [21.31, -157.86], // Honolulu
       [38.8977, -77.0365], // Washington, DC
+      [48.99, -122.75], // Blaine, WA, by the border
     ] as const) {
       expect(at(lat, lon)).toEqual({ country: "US", state: null });
+    }
+  });
+
+  it("tells Alaska and Hawaii, which the library draws apart, even where the county shapes miss", () => {
+    for (const [lat, lon, state] of [
+      [61.22, -149.9, "AK"], // Anchorage
+      [51.88, -176.6581, "AK"], // Adak, far out on the Aleutians
+      [52.843, 173.179, "AK"], // Attu, across the antimeridian
+      [65.758, -168.952, "AK"], // Little Diomede
+      [21.31, -157.86, "HI"], // Honolulu
+      [19.7, -155.08, "HI"], // Hilo
+    ] as const) {
+      expect(at(lat, lon), `${lat},${lon}`).toEqual({ country: "US", state });
+      expect(emergencyNumbersFor("US", state).numbers[0]?.number).toBe("911");
     }
   });
 

@@ -120,6 +120,8 @@ const SLICE = [
   "providence-ri",
   "manchester-nh",
   "san-juan-pr",
+  "vieques-pr",
+  "culebra-pr",
   "hagatna-gu",
   "charlotte-amalie-vi",
   "kaycee-wy",
@@ -152,6 +154,7 @@ describe.skipIf(!HAVE_DATA)("the full-resolution data (PSAP_DATA_DIR)", () => {
       ["7891", "Department Of Public Safety - Tucson (Arizona DPS)", "special"],
       ["5989", "Rhode Island E9-1-1 Emergency Telephone System", "state"],
       ["4670", "State Of New Hampshire - Concord", "state"],
+      ["8558", "Centro De Hato Rey (Puerto Rico's 9-1-1 bureau, registered in San Juan only)", "state"],
       ["5008", "Las Vegas Metropolitan Police Department", "regional"],
       ["2932", "Louisville Metrosafe Consolidated Communications", "regional"],
       ["6633", "Harris County SO", "county"],
@@ -177,6 +180,17 @@ describe.skipIf(!HAVE_DATA)("the full-resolution data (PSAP_DATA_DIR)", () => {
     expect(servesPlace("479", "0477000")).toBe(false); // Pima County Sheriffs Office-tucson: not Tucson
     expect(servesPlace("8415", "1245000")).toBe(false); // Miami-dade Communications Center: not Miami
     expect(servesPlace("1045", "0684410")).toBe(true); // Lasd - West Hollywood: its contract city
+  });
+
+  it("names a consolidated city's balance as the city, in words a dispatcher uses", async () => {
+    for (const [id, name] of [
+      ["indianapolis-in", "Indianapolis"],
+      ["nashville-tn", "Nashville-Davidson"],
+    ] as const) {
+      const place = DEV.find((p) => p.id === id) as TruthPlace;
+      const { area } = await lookupPsaps(store, { latitude: place.latitude, longitude: place.longitude });
+      expect(area, id).toMatchObject({ place: name, place_kind: "city" });
+    }
   });
 
   it("puts each NYPD borough row in its own borough", async () => {

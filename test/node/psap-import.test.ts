@@ -227,6 +227,112 @@ describe("Census places", () => {
   });
 });
 
+describe("consolidated cities and territory-wide centres", () => {
+  it("reads a consolidated city's balance as the city, under the name a dispatcher uses", async () => {
+    const half = 0.1;
+    const ring = [
+      [-86.16 - half, 39.77 - half],
+      [-86.16 + half, 39.77 - half],
+      [-86.16 + half, 39.77 + half],
+      [-86.16 - half, 39.77 + half],
+      [-86.16 - half, 39.77 - half],
+    ];
+    const balance = {
+      type: "FeatureCollection",
+      features: [
+        {
+          type: "Feature",
+          properties: {
+            GEOID: "1836003",
+            STATEFP: "18",
+            NAME: "Indianapolis city (balance)",
+            NAMELSAD: "Indianapolis city (balance)",
+            CLASSFP: "C8",
+            FUNCSTAT: "F",
+            INTPTLAT: "39.77",
+            INTPTLON: "-86.16",
+          },
+          geometry: { type: "Polygon", coordinates: [ring] },
+        },
+      ],
+    };
+    const rows = [
+      FCC_HEADER,
+      "2618,Metropolitan Emergency Services Agency (MESA),IN,Marion,Indianapolis,M,,2024-01-01",
+      "",
+    ];
+    const p = await prepareImport([
+      file("fcc_v1.0.csv", rows.join("\n")),
+      file("places.geojson", JSON.stringify(balance)),
+    ]);
+    expect(p.dataset.areas.find((a) => a.id === "1836003")).toMatchObject({
+      kind: "city",
+      name: "Indianapolis",
+      psapIds: ["2618"],
+    });
+    const found = await lookupPsaps(memoryStore(buildIndex(p.dataset)), {
+      latitude: 39.77,
+      longitude: -86.16,
+      accuracy: 10,
+    });
+    expect(found.area).toMatchObject({
+      state: "IN",
+      county: "Marion",
+      place: "Indianapolis",
+      place_kind: "city",
+    });
+    expect(found.psaps[0]).toMatchObject({ id: "2618", match: "city" });
+  });
+
+  const TERRITORY_ROWS = [
+    FCC_HEADER,
+    "5942,Centro De Guaynabo,PR,San Juan,Rio Piedras,M,,2017-09-06",
+    "8558,Centro De Hato Rey,PR,San Juan,Hato Rey,A,,2017-09-06",
+    '8221,St. Thomas 9-1-1 Call Center,VI,U.s. Virgin Islands,"St, Thomas",A,,2008-10-29',
+    "8220,St. Croix 9-1-1 Call Center,VI,U.s. Virgin Islands,Kingshill,A,,2008-10-29",
+  ];
+  const TERRITORY_GEOCODES = JSON.stringify([
+    { psap_id: "5942", geocode_city_level: { latitude: "18.3985", longitude: "-66.0614" } },
+    { psap_id: "8558", geocode_city_level: { latitude: "18.4163", longitude: "-66.0606" } },
+    { psap_id: "8221", geocode_city_level: { latitude: "18.3419", longitude: "-64.9307" } },
+    { psap_id: "8220", geocode_city_level: { latitude: "17.7247", longitude: "-64.7886" } },
+  ]);
+  const VIEQUES = { latitude: 18.1263, longitude: -65.4401, accuracy: 30 };
+
+  it("lets the centres of a territory of many counties, all registered in one, answer for all of it", async () => {
+    const p = await prepareImport([
+      file("fcc_v1.0.csv", [...TERRITORY_ROWS, ""].join("\n")),
+      file("fcc_geocodes.json", TERRITORY_GEOCODES),
+    ]);
+    const byId = new Map(p.dataset.psaps.map((x) => [x.id, x]));
+    expect(byId.get("5942")?.jurisdiction).toBe("state");
+    expect(byId.get("8558")?.jurisdiction).toBe("state");
+    expect(byId.get("8221")?.jurisdiction).not.toBe("state");
+    expect(p.summary.rules["every centre of a state or territory of many counties in one county"]).toBe(2);
+    // Vieques: the US Virgin Islands' centre is nearer (59 km), Puerto Rico's answer.
+    const found = await lookupPsaps(memoryStore(buildIndex(p.dataset)), VIEQUES);
+    expect(found.area).toMatchObject({ state: "PR", county: "Vieques" });
+    expect(found.psaps.map((x) => [x.id, x.match])).toEqual([
+      ["5942", "county"],
+      ["8558", "county"],
+      ["8221", "nearest"],
+      ["8220", "nearest"],
+    ]);
+  });
+
+  it("keeps the county rules of a state whose centres are registered in two counties or more", async () => {
+    const rows = [...TERRITORY_ROWS.slice(0, 2), "5943,Centro De Ponce,PR,Ponce,Ponce,M,,2017-09-06", ""];
+    const p = await prepareImport([
+      file("fcc_v1.0.csv", rows.join("\n")),
+      file("fcc_geocodes.json", TERRITORY_GEOCODES),
+    ]);
+    expect(p.dataset.psaps.filter((x) => x.jurisdiction === "state")).toEqual([]);
+    expect(
+      p.summary.rules["every centre of a state or territory of many counties in one county"],
+    ).toBeUndefined();
+  });
+});
+
 describe("GeoJSON boundaries", () => {
   it("gives the boundary match to the PSAP it names and reports features it cannot use", async () => {
     const square = [

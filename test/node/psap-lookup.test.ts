@@ -6,10 +6,12 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
 import type { AreaInput, IndexedPsap, PsapDataset, Ring } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import { entryKey, parseManifest } from "../../src/psap/format.ts";
+import { AREA_CITY, AREA_COUNTY, entryKey, parseManifest } from "../../src/psap/format.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
 import { lookupPsaps, PsapIndexUnavailableError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import type { NamedArea } from "../../src/psap/rank.ts";
 import { nodeName, subtreeEnds } from "../../src/psap/tree.ts";
+import { describeArea } from "../../src/psap/where.ts";
 import { psap } from "../support/psap-fixtures.ts";
 import { sameAsReference } from "../support/psap-oracle.ts";
 import { treeCodes } from "../support/tree-codes.ts";
@@ -477,6 +479,75 @@ describe("ranking", () => {
     );
     expect(err).toBeInstanceOf(RangeError);
     expect(String(err)).not.toMatch(/87\.65|NaN/);
+  });
+});
+
+describe("the county of a fix just outside its county's coarse coastline", () => {
+  const named = (name: string, state: string): NamedArea => ({ kind: AREA_COUNTY, name, state });
+  const dataset = (areas: AreaInput[]): PsapDataset => ({
+    dataVersion: "near-county",
+    psaps: [psap("p1", 41.5, -87.5)],
+    areas,
+  });
+  const south: AreaInput = {
+    ...area("county", "s", [rectangle(41.4, -87.6, 41.6, -87.4)], ["p1"]),
+    name: "South",
+    state: "IL",
+  };
+
+  it("names the one county the fix's reach touches when none contains it, and none when two do", async () => {
+    const one = sameAsReference(dataset([south]));
+    // 330 m north of the county's edge, accuracy 10 m: the 500 m floor reaches it.
+    const near = await one.check({ latitude: 41.603, longitude: -87.5, accuracy: 10 });
+    expect(near.area).toEqual({ country: "US", state: "IL", county: "South", place: null, place_kind: null });
+    const far = await one.check({ latitude: 41.62, longitude: -87.5, accuracy: 10 });
+    expect(far.area).toMatchObject({ country: "US", county: null });
+    const north: AreaInput = {
+      ...area("county", "n", [rectangle(41.606, -87.6, 41.8, -87.4)], []),
+      name: "North",
+      state: "IL",
+    };
+    const two = sameAsReference(dataset([south, north]));
+    const between = await two.check({ latitude: 41.603, longitude: -87.5, accuracy: 10 });
+    expect(between.area).toMatchObject({ country: "US", county: null });
+  });
+
+  it("keeps a place's state, and never gives a county across a land border", () => {
+    expect(
+      describeArea(
+        57.125,
+        -170.285,
+        { kind: AREA_CITY, name: "St. Paul", state: "AK" },
+        null,
+        named("Aleutians West", "AK"),
+      ),
+    ).toEqual({
+      country: "US",
+      state: "AK",
+      county: "Aleutians West",
+      place: "St. Paul",
+      place_kind: "city",
+    });
+    // Of another state than the place's: not named.
+    expect(
+      describeArea(
+        57.125,
+        -170.285,
+        { kind: AREA_CITY, name: "St. Paul", state: "AK" },
+        null,
+        named("Elsewhere", "WA"),
+      ).county,
+    ).toBeNull();
+    // Windsor, Ontario, within reach of Wayne County, Michigan: Canada, no county.
+    expect(describeArea(42.3149, -83.0364, null, null, named("Wayne", "MI"))).toEqual({
+      country: "CA",
+      state: null,
+      county: null,
+      place: null,
+      place_kind: null,
+    });
+    // A containing county wins over a near one.
+    expect(describeArea(41.5, -87.5, null, named("Cook", "IL"), named("Lake", "IL")).county).toBe("Cook");
   });
 });
 

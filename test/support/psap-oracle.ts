@@ -5,7 +5,9 @@ import { type BuildOptions, type BuiltIndex, buildIndex } from "../../data/index
 import type { PsapDataset } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import { bruteForceLookup, prepareReference } from "../../data/reference/brute-force.ts";
+import { AREA_CITY, AREA_COMMUNITY, AREA_COUNTY, type AreaKindCode } from "../../src/psap/format.ts";
 import { lookupPsaps, type PsapLookupResult, type PsapQuery } from "../../src/psap/lookup.ts";
+import { describeArea } from "../../src/psap/where.ts";
 
 export interface Oracle {
   built: BuiltIndex;
@@ -28,7 +30,18 @@ export function sameAsReference(dataset: PsapDataset, options: BuildOptions = {}
       expect(got.psaps, where).toEqual(want.psaps);
       expect(got.reason, where).toBe(want.psaps.length === 0 ? "outside_coverage" : undefined);
       if (want.psaps.length > 0) {
-        expect(got.area.county, where).toBe(want.county?.name ?? null);
+        // The words are the one describeArea's; what the index must find is the same areas as the scan.
+        const named = (a: { name: string; state: string | null } | null, kind: AreaKindCode) =>
+          a === null ? null : { kind, name: a.name, state: a.state };
+        const placeKind = want.place?.kind === "city" ? AREA_CITY : AREA_COMMUNITY;
+        const expected = describeArea(
+          q.latitude,
+          q.longitude,
+          named(want.place, placeKind),
+          named(want.county, AREA_COUNTY),
+          named(want.nearCounty, AREA_COUNTY),
+        );
+        expect(got.area.county, where).toBe(expected.county);
         expect(got.area.place, where).toBe(want.place?.name ?? null);
       }
       return got;
