@@ -64,7 +64,9 @@ export function readNoBody(request: Request): Promise<BodyResult<Record<string, 
 }
 
 export function validate<S extends z.ZodType>(schema: S, input: unknown): BodyResult<z.infer<S>> {
-  const result = schema.safeParse(input);
+  // Each issue keeps the value it found, so a field that is missing is told from one of the wrong type
+  // (zod leaves `input` out otherwise). Only the field and zod's message reach the answer, never a value.
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
   return fail(problemFromIssues(result.error.issues));
 }

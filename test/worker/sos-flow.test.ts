@@ -392,6 +392,34 @@ describe("location bodies", () => {
     expect((await res.json<{ code: string }>()).code).toBe(code);
   });
 
+  it("tells a missing field from one of the wrong type, and a fix sent with `unavailable`, never echoing a value", async () => {
+    const { session } = await liveSession();
+    await asCounselor(session, "/sos");
+    const errorsOf = async (body: unknown) => {
+      const res = await asPatient(session, "/sos/location", body);
+      expect(res.status).toBe(400);
+      const problem = await res.json<{
+        code: string;
+        detail: string;
+        errors: { field: string; message: string }[];
+      }>();
+      expect(JSON.stringify(problem)).not.toMatch(/41\.87|87\.62/);
+      return problem;
+    };
+    expect((await errorsOf({ latitude: 41.87 })).errors).toEqual([
+      { field: "longitude", message: "is required" },
+    ]);
+    const wrongType = await errorsOf({ latitude: "41.87", longitude: -87.62 });
+    expect(wrongType.errors).toEqual([
+      { field: "latitude", message: expect.stringMatching(/expected number, received string/) },
+    ]);
+    const both = await errorsOf({ latitude: 41.87, longitude: -87.62, unavailable: "timeout" });
+    expect(both.code).toBe("invalid_request");
+    expect(both.errors).toEqual([
+      { field: "unavailable", message: "is sent instead of a fix, not with one" },
+    ]);
+  });
+
   it("reports a session that is over before a bad body", async () => {
     const { platform, session } = await liveSession();
     await asCounselor(session, "/sos");

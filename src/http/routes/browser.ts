@@ -3,6 +3,7 @@
 import { type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { LocationSubmission } from "../../../sdk/src/protocol.ts";
+import { problem } from "../../problem.ts";
 import type { SessionCaller } from "../../session/caller.ts";
 import { requireSessionToken } from "../auth.ts";
 import { type BodyResult, readJsonBody, validate } from "../body.ts";
@@ -34,15 +35,24 @@ export function mountBrowserRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 }
 
+/** What a fix carries: sent beside `unavailable`, the client sent both kinds of body at once. */
+const FIX_FIELDS = ["latitude", "longitude", "accuracy", "timestamp"];
+
 /** A fix or an `unavailable` report: the presence of `unavailable` says which the client meant. */
 async function readLocation(request: Request): Promise<BodyResult<LocationSubmission>> {
   const body = await readJsonBody(request, z.unknown());
   if (!body.ok) return body;
-  const meantUnavailable =
-    typeof body.value === "object" && body.value !== null && "unavailable" in body.value;
-  return meantUnavailable
-    ? validate(LocationUnavailableRequest, body.value)
-    : validate(LocationFixRequest, body.value);
+  const value = body.value;
+  const meantUnavailable = typeof value === "object" && value !== null && "unavailable" in value;
+  if (meantUnavailable && FIX_FIELDS.some((field) => field in value)) {
+    return {
+      ok: false,
+      problem: problem("invalid_request", "Send a fix (latitude, longitude) or unavailable, not both.", {
+        errors: [{ field: "unavailable", message: "is sent instead of a fix, not with one" }],
+      }),
+    };
+  }
+  return meantUnavailable ? validate(LocationUnavailableRequest, value) : validate(LocationFixRequest, value);
 }
 
 function stubOf(c: Context<AppEnv>) {
