@@ -513,15 +513,9 @@ describe("the county of a fix just outside its county's coarse coastline", () =>
   });
 
   it("keeps a place's state, and never gives a county across a land border", () => {
-    expect(
-      describeArea(
-        57.125,
-        -170.285,
-        { kind: AREA_CITY, name: "St. Paul", state: "AK" },
-        null,
-        named("Aleutians West", "AK"),
-      ),
-    ).toEqual({
+    const stPaul = (near: NamedArea) =>
+      describeArea(57.125, -170.285, { kind: AREA_CITY, name: "St. Paul", state: "AK" }, null, near);
+    expect(stPaul(named("Aleutians West", "AK"))).toEqual({
       country: "US",
       state: "AK",
       county: "Aleutians West",
@@ -529,15 +523,7 @@ describe("the county of a fix just outside its county's coarse coastline", () =>
       place_kind: "city",
     });
     // Of another state than the place's: not named.
-    expect(
-      describeArea(
-        57.125,
-        -170.285,
-        { kind: AREA_CITY, name: "St. Paul", state: "AK" },
-        null,
-        named("Elsewhere", "WA"),
-      ).county,
-    ).toBeNull();
+    expect(stPaul(named("Elsewhere", "WA")).county).toBeNull();
     // Windsor, Ontario, within reach of Wayne County, Michigan: Canada, no county.
     expect(describeArea(42.3149, -83.0364, null, null, named("Wayne", "MI"))).toEqual({
       country: "CA",
