@@ -344,24 +344,23 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     if (p.type === "primary" && p.jurisdiction === "regional" && registered?.incorporated && !isTribal(p.id))
       cityCentres.add(registered.geoid);
   }
-  for (const p of psaps) {
+  // A later rule that settles a PSAP's jurisdiction: the record, its classification and the report's
+  // count of each rule follow it.
+  const reclassify = (p: IndexedPsap, jurisdiction: PsapJurisdiction, rule: string) => {
     const c = classified.get(p.id) as Classification;
+    rules[c.rule] = (rules[c.rule] ?? 1) - 1;
+    rules[rule] = (rules[rule] ?? 0) + 1;
+    p.jurisdiction = jurisdiction;
+    classified.set(p.id, { ...c, jurisdiction, rule, unclassified: false });
+  };
+  for (const p of psaps) {
     const registered = (links.get(p.id) as PsapLinks).registeredPlace;
     if (!isTribal(p.id) || overrides.get(p.id)?.jurisdiction) continue;
     if (!registered?.incorporated || !cityCentres.has(registered.geoid)) continue;
-    p.jurisdiction = "special";
-    rules[c.rule] = (rules[c.rule] ?? 1) - 1;
-    const rule = "tribal police in a city with its own centre";
-    rules[rule] = (rules[rule] ?? 0) + 1;
-    classified.set(p.id, { ...c, jurisdiction: "special", rule });
+    reclassify(p, "special", "tribal police in a city with its own centre");
   }
   for (const p of territoryWideCentres(psaps, links, input.counties, overrides)) {
-    const c = classified.get(p.id) as Classification;
-    rules[c.rule] = (rules[c.rule] ?? 1) - 1;
-    const rule = "every centre of a state or territory of many counties in one county";
-    rules[rule] = (rules[rule] ?? 0) + 1;
-    p.jurisdiction = "state";
-    classified.set(p.id, { ...c, jurisdiction: "state", rule, unclassified: false });
+    reclassify(p, "state", "every centre of a state or territory of many counties in one county");
   }
   for (const p of psaps) {
     const l = links.get(p.id) as PsapLinks;

@@ -101,7 +101,8 @@ function flattenIssue(issue: z.core.$ZodIssue): FieldError[] {
   return [{ field, message: issue.message }];
 }
 
-function fail(value: Problem): { ok: false; problem: Problem } {
+/** A refused body, as every reader reports one. */
+export function fail(value: Problem): { ok: false; problem: Problem } {
   return { ok: false, problem: value };
 }
 
@@ -153,7 +154,7 @@ async function readCappedBytes(request: Request): Promise<Uint8Array | typeof TO
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 
 /** The text, or null when the bytes are not UTF-8 (never silently replaced). */
-function utf8(bytes: Uint8Array): string | null {
+export function utf8(bytes: Uint8Array): string | null {
   try {
     return UTF8.decode(bytes);
   } catch {

@@ -51,8 +51,6 @@ export const CreateSessionRequest = z
   })
   .openapi("CreateSessionRequest");
 
-/** A whole number in a query string ("12"), as the number. */
-
 /** `GET .../events?after=&limit=`. */
 export const EventsQuery = z.object({
   after: queryInteger("after", 0, Number.MAX_SAFE_INTEGER)

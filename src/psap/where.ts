@@ -20,8 +20,10 @@ export function describeArea(
 ): PsapArea {
   const state = county?.state ?? place?.state ?? null;
   if (state !== null) {
-    const inUs = county !== null || nearCounty === null || locateCountry(lat, lon).country === "US";
-    const near = inUs && nearCounty?.state === state ? nearCounty.name : null;
+    const near =
+      county === null && nearCounty?.state === state && locateCountry(lat, lon).country === "US"
+        ? nearCounty.name
+        : null;
     return {
       country: "US",
       state,

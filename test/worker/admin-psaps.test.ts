@@ -299,3 +299,27 @@ describe("with an index", () => {
     expect(doc.paths["/v1/admin/psaps/{psapId}/contact/history"]).toHaveProperty("get");
   });
 });
+
+describe("an operator's PSAP ids in any script", () => {
+  beforeAll(async () => {
+    const ids = ["Ω-1", "Ω-2", "école-3"];
+    const psaps = ids.map((id, k) => psap(id, "IL", "Cook", 41.8 + k / 100, -87.7));
+    const built = buildIndex({ dataVersion: "admin-test-2", psaps, areas: [] }, { version: "adm2" });
+    for (const [k, v] of [...built.entries, ...built.catalogue]) await env.PSAP_INDEX.put(k, v);
+    await env.PSAP_INDEX.put(built.pointerKey, built.pointerValue);
+    resetPsapLookupCache();
+  });
+
+  it("pages through them one at a time: a cursor holds any id, not only Latin-1", async () => {
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const res = await admin(`/v1/admin/psaps?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      expect(res.status).toBe(200);
+      const page: { psaps: IndexedPsap[]; next_cursor: string | null } = await res.json();
+      seen.push(...page.psaps.map((p) => p.id));
+      cursor = page.next_cursor;
+    } while (cursor);
+    expect(seen.sort()).toEqual(["école-3", "Ω-1", "Ω-2"].sort());
+  });
+});

@@ -1,6 +1,7 @@
 // Admin API (operators): find and check any loaded PSAP, and keep its contact number (the registry has none).
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { base64url } from "jose";
 import { ADMIN_LIMITS } from "../../config.ts";
 import { withContacts } from "../../contacts/overlay.ts";
 import { checkContactPhone } from "../../contacts/phone.ts";
@@ -10,7 +11,7 @@ import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../
 import type { CatalogueRecord } from "../../psap/format.ts";
 import { PsapIndexUnavailableError } from "../../psap/lookup.ts";
 import { requireAdmin } from "../auth.ts";
-import { readJsonBody, readNoBody, validate } from "../body.ts";
+import { readJsonBody, readNoBody, utf8, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { ContactRequest, PsapListQuery } from "../schemas-psaps.ts";
 
@@ -154,16 +155,15 @@ async function applyContacts(db: D1Database, records: CatalogueRecord[]): Promis
  */
 const CURSOR_TAG = "psap:";
 
+/** base64url of the UTF-8 text (jose's codec): an operator's PSAP id may be any text, not only Latin-1. */
 function encodeCursor(lastId: string): string {
-  return btoa(CURSOR_TAG + lastId)
-    .replaceAll("+", "-")
-    .replaceAll("/", "_")
-    .replaceAll("=", "");
+  return base64url.encode(CURSOR_TAG + lastId);
 }
 
 function decodeCursor(cursor: string): string {
   try {
-    const text = atob(cursor.replaceAll("-", "+").replaceAll("_", "/"));
+    // Bytes that are not UTF-8 are no cursor of ours either.
+    const text = utf8(base64url.decode(cursor)) ?? "";
     const id = text.startsWith(CURSOR_TAG) ? text.slice(CURSOR_TAG.length) : "";
     if (id.length > 0 && id.length <= 64) return id;
   } catch {

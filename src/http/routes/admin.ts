@@ -5,7 +5,7 @@ import { ProblemError, problem } from "../../problem.ts";
 import { requireAdmin } from "../auth.ts";
 import { readJsonBody, readNoBody } from "../body.ts";
 import type { AppEnv } from "../context.ts";
-import { knownPlatform } from "../known-platform.ts";
+import { knownPlatform, noSuchPlatform } from "../known-platform.ts";
 import { CreatePlatformRequest } from "../schemas.ts";
 
 export function mountAdminRoutes(app: OpenAPIHono<AppEnv>): void {
@@ -22,7 +22,7 @@ export function mountAdminRoutes(app: OpenAPIHono<AppEnv>): void {
       throw new ProblemError(body.problem);
     }
     const created = await createApiKey(c.env.DB, c.req.param("platformId"));
-    if (!created) throw new ProblemError(problem("not_found", "No such platform."));
+    if (!created) throw noSuchPlatform();
     return c.json(created, 201);
   });
 

@@ -6,7 +6,7 @@ import type { LocationSubmission } from "../../../sdk/src/protocol.ts";
 import { problem } from "../../problem.ts";
 import type { SessionCaller } from "../../session/caller.ts";
 import { requireSessionToken } from "../auth.ts";
-import { type BodyResult, readJsonBody, validate } from "../body.ts";
+import { type BodyResult, fail, readJsonBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { browserCors } from "../cors.ts";
 import { respond } from "../respond.ts";
@@ -45,12 +45,11 @@ async function readLocation(request: Request): Promise<BodyResult<LocationSubmis
   const value = body.value;
   const meantUnavailable = typeof value === "object" && value !== null && "unavailable" in value;
   if (meantUnavailable && FIX_FIELDS.some((field) => field in value)) {
-    return {
-      ok: false,
-      problem: problem("invalid_request", "Send a fix (latitude, longitude) or unavailable, not both.", {
+    return fail(
+      problem("invalid_request", "Send a fix (latitude, longitude) or unavailable, not both.", {
         errors: [{ field: "unavailable", message: "is sent instead of a fix, not with one" }],
       }),
-    };
+    );
   }
   return meantUnavailable ? validate(LocationUnavailableRequest, value) : validate(LocationFixRequest, value);
 }
