@@ -165,6 +165,8 @@ export const WEBHOOK_LIMITS = {
   outboxBatchSize: 50,
   /** A queue send unanswered after this counts as failed; its events stay in the outbox and go again later. */
   queueSendTimeoutMs: 10_000,
+  /** The outbox reads the platform's webhook before a send; unanswered after this, every event goes to the queue. */
+  webhookReadTimeoutMs: 5_000,
 } as const;
 
 /** Tries of one event in all: the first and every retry. */

@@ -97,7 +97,7 @@ export class SessionObject extends DurableObject<Env> {
     this.#sockets = new SocketHub(ctx, this.#audit);
     this.#webhooks = new WebhookOutbox(
       ctx,
-      () => this.env.WEBHOOK_QUEUE,
+      { queue: () => this.env.WEBHOOK_QUEUE, webhooks: () => this.env.DB },
       () => this.#retryWebhooksLater(),
     );
     // Answered by the runtime without waking the object: heartbeats cost nothing while hibernated.

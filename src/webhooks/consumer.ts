@@ -5,7 +5,7 @@ import { attemptDelivery } from "./attempt.ts";
 import { type DeliveryOutcome, recordDeadLetters, recordDeliveries } from "./deliveries.ts";
 import { isWebhookEventType, type WebhookEvent, type WebhookQueueMessage } from "./events.ts";
 import { retryDelaySeconds } from "./retry-schedule.ts";
-import { type WebhookTarget, webhookTargets } from "./store.ts";
+import { takesEvent, type WebhookTarget, webhookTargets } from "./store.ts";
 
 /** Seconds before a batch is tried again when the webhooks themselves could not be read (D1 unavailable). */
 const SETTINGS_UNREADABLE_DELAY_S = 10;
@@ -71,7 +71,7 @@ async function deliverInOrder(
   for (const { message, body } of list) {
     const { event } = body;
     const target = targets.get(event.platform_id);
-    if (!target || !wants(target, event)) {
+    if (!target || !takesEvent(target, event)) {
       message.ack();
       // A retry whose webhook was removed (or no longer takes this type) since: its record ends as failed.
       if (message.attempts > 1)
@@ -122,12 +122,6 @@ function outcome(
   at = Date.now(),
 ): DeliveryOutcome {
   return { event, status, tries, statusCode, error, nextAttemptAt, at };
-}
-
-/** Whether the webhook takes this event: created after the webhook was, and of a type it asked for. */
-function wants(target: WebhookTarget, event: WebhookEvent): boolean {
-  if (Date.parse(event.created_at) < target.createdAt) return false;
-  return target.events === null || target.events.includes(event.type);
 }
 
 /** The queue gave up on these (the consumer failed as a whole too often): recorded as failed. */

@@ -3,9 +3,15 @@
 // events that came meanwhile. So a session call never waits for the queue and never fails because of
 // it, and an event the queue refused is sent again later (on the session's next event, the object's
 // next wake, or the retry alarm the object sets when told of the failure) instead of being lost.
+//
+// Only events the platform's webhook takes go to the queue: the outbox reads the webhook (one D1 read a
+// send) and applies the consumer's own rule, so a platform without a webhook costs no queue send, no
+// consumer run and no delivery work. When the webhook cannot be read, every event goes, and the
+// consumer decides as before: nothing is dropped that it would have delivered.
 import { WEBHOOK_LIMITS } from "../config.ts";
 import { withTimeout } from "../timeout.ts";
 import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
+import { takesEvent, webhookTargets } from "./store.ts";
 
 type OutboxRow = {
   seq: number;
@@ -16,17 +22,23 @@ export class WebhookOutbox {
   readonly #ctx: DurableObjectState;
   /** Read at each send (not kept), so the binding in use is always the object's current one. */
   readonly #queue: () => Queue<WebhookQueueMessage> | undefined;
+  /** Where the platforms' webhooks are (read at each send, like the queue). */
+  readonly #webhooks: () => D1Database | undefined;
   /** Told when a send failed and events still wait: the object sets an alarm to try again. */
   readonly #onSendFailed: () => void;
   #flushing = false;
 
   constructor(
     ctx: DurableObjectState,
-    queue: () => Queue<WebhookQueueMessage> | undefined,
+    bindings: {
+      queue: () => Queue<WebhookQueueMessage> | undefined;
+      webhooks: () => D1Database | undefined;
+    },
     onSendFailed: () => void,
   ) {
     this.#ctx = ctx;
-    this.#queue = queue;
+    this.#queue = bindings.queue;
+    this.#webhooks = bindings.webhooks;
     this.#onSendFailed = onSendFailed;
     // AUTOINCREMENT: a seq is never reused, so it orders a session's events even after rows are sent and deleted.
     ctx.storage.sql.exec(`CREATE TABLE IF NOT EXISTS webhook_outbox (
@@ -92,16 +104,16 @@ export class WebhookOutbox {
           .toArray();
         const last = rows.at(-1);
         if (!last) return;
-        const sent = queue.sendBatch(
-          rows.map((row) => ({
-            body: { seq: row.seq, event: JSON.parse(row.body) as WebhookEvent },
-            contentType: "json" as const,
-          })),
+        const taken = await this.#taken(
+          rows.map((row) => ({ seq: row.seq, event: JSON.parse(row.body) as WebhookEvent })),
         );
-        // A send that hangs must not hold the outbox forever: it counts as failed (and goes again later).
-        await withTimeout(sent, WEBHOOK_LIMITS.queueSendTimeoutMs, () => {
-          throw new QueueSendTimeoutError();
-        });
+        if (taken.length > 0) {
+          const sent = queue.sendBatch(taken.map((body) => ({ body, contentType: "json" as const })));
+          // A send that hangs must not hold the outbox forever: it counts as failed (and goes again later).
+          await withTimeout(sent, WEBHOOK_LIMITS.queueSendTimeoutMs, () => {
+            throw new QueueSendTimeoutError();
+          });
+        }
         this.#ctx.storage.sql.exec("DELETE FROM webhook_outbox WHERE seq <= ?", last.seq);
       }
     } catch (error) {
@@ -117,6 +129,33 @@ export class WebhookOutbox {
       this.#flushing = false;
     }
   }
+
+  /**
+   * The events the platform's webhook takes now (the consumer's rule): none without a webhook. All of
+   * them when the webhook cannot be read in time, for the consumer to decide.
+   */
+  async #taken(messages: WebhookQueueMessage[]): Promise<WebhookQueueMessage[]> {
+    const db = this.#webhooks();
+    if (!db) return messages;
+    const platforms = [...new Set(messages.map((m) => m.event.platform_id))];
+    try {
+      const read = webhookTargets(db, platforms, Date.now());
+      const targets = await withTimeout(read, WEBHOOK_LIMITS.webhookReadTimeoutMs, () => {
+        throw new WebhookReadTimeoutError();
+      });
+      return messages.filter((m) => {
+        const target = targets.get(m.event.platform_id);
+        return target !== undefined && takesEvent(target, m.event);
+      });
+    } catch (error) {
+      logFailure("reading the webhook before sending", error);
+      return messages;
+    }
+  }
+}
+
+class WebhookReadTimeoutError extends Error {
+  override name = "WebhookReadTimeoutError";
 }
 
 class QueueSendTimeoutError extends Error {

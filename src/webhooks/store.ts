@@ -1,6 +1,6 @@
 // Each platform's webhook in D1: set, rotate, remove (admin path), and read by the consumer at delivery time.
 import { WEBHOOK_LIMITS } from "../config.ts";
-import { isWebhookEventType, type WebhookEventType } from "./events.ts";
+import { isWebhookEventType, type WebhookEvent, type WebhookEventType } from "./events.ts";
 import { newSigningSecret } from "./signing.ts";
 
 /** What an admin sees: the secret only when it was just made (creation or rotation), else null. */
@@ -129,6 +129,15 @@ export async function webhookTargets(
     });
   }
   return targets;
+}
+
+/**
+ * Whether the webhook takes this event: created after the webhook was, and of a type it asked for. The
+ * one rule, applied twice: by the session object before the queue, and by the consumer at delivery.
+ */
+export function takesEvent(target: WebhookTarget, event: WebhookEvent): boolean {
+  if (Date.parse(event.created_at) < target.createdAt) return false;
+  return target.events === null || target.events.includes(event.type);
 }
 
 function parseEvents(stored: string | null): WebhookEventType[] | null {

@@ -44,6 +44,27 @@ async function replaceObjectQueue(sessionId: string, queue: QueueLike): Promise<
   };
 }
 
+/** Puts a D1 database that fails every query in place of the session object's DB binding; returns the undo. */
+async function breakObjectDatabase(sessionId: string): Promise<() => Promise<void>> {
+  const stub = sessionStubOf(sessionId);
+  const unreadable = {
+    prepare: () => {
+      throw new Error("D1 unavailable");
+    },
+  };
+  const original = await runInDurableObject(stub, (instance) => {
+    const bindings = (instance as unknown as { env: { DB: unknown } }).env;
+    const before = bindings.DB;
+    bindings.DB = unreadable;
+    return before;
+  });
+  return async () => {
+    await runInDurableObject(stub, (instance) => {
+      (instance as unknown as { env: { DB: unknown } }).env.DB = original;
+    });
+  };
+}
+
 /** A queue that takes every send and keeps each batch's event types. */
 function recordingQueue(): QueueLike & { batches: string[][] } {
   const queue = {
@@ -139,6 +160,7 @@ describe("the session object as webhook producer", () => {
   it("sends the events of one SOS in one batch, once the moment after the first has passed", async () => {
     await seedPsapIndex("producer-batch");
     const platform = await newPlatform();
+    await setWebhook(platform.platform_id, { url: `${RECEIVER}/batch` });
     const session = await newSession(platform);
     await waitFor(async () => (await outboxSize(session.session_id)) === 0, "session.created sent");
     const queue = recordingQueue();
@@ -164,20 +186,106 @@ describe("the session object as webhook producer", () => {
 
   it("answers the SOS at once when the queue hangs", async () => {
     const platform = await newPlatform();
+    await setWebhook(platform.platform_id, { url: `${RECEIVER}/hangs` });
     const session = await newSession(platform);
     // session.created goes out first (a moment after the creation), before the queue hangs.
     await waitFor(async () => (await outboxSize(session.session_id)) === 0, "session.created sent");
+    let sends = 0;
     const restore = await replaceObjectQueue(session.session_id, {
       send: () => new Promise<never>(() => {}),
-      sendBatch: () => new Promise<never>(() => {}),
+      sendBatch: () => {
+        sends++;
+        return new Promise<never>(() => {});
+      },
     });
     try {
       const started = Date.now();
       const triggered = await asCounselor(session, "/sos");
       expect(triggered.status).toBe(202);
       expect(Date.now() - started).toBeLessThan(1_000);
+      await waitFor(async () => sends > 0, "the send that hangs");
       expect(await outboxSize(session.session_id)).toBe(1);
     } finally {
+      await restore();
+    }
+  });
+});
+
+describe("only what the platform's webhook takes goes to the queue", () => {
+  /** A session of a platform set up by `prepare`, its queue recorded from the start (after session.created). */
+  async function recordedSession(prepare: (platformId: string) => Promise<unknown>) {
+    const platform = await newPlatform();
+    await prepare(platform.platform_id);
+    const session = await newSession(platform);
+    await waitFor(async () => (await outboxSize(session.session_id)) === 0, "session.created handled");
+    const queue = recordingQueue();
+    const restore = await replaceObjectQueue(session.session_id, queue);
+    return { platform, session, queue, restore };
+  }
+
+  it("sends nothing for a platform without a webhook, and still empties the outbox", async () => {
+    await seedPsapIndex("producer-none");
+    const { session, queue, restore } = await recordedSession(async () => {});
+    try {
+      const patient = await openSocket(session.patient_token);
+      expect((await asCounselor(session, "/sos")).status).toBe(202);
+      await patient.waitFor("location_request");
+      const located = await asPatient(session, "/sos/location", { latitude: 41.8819, longitude: -87.6278 });
+      expect(located.status).toBe(200);
+      expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
+      // Three events written, then read and dropped: the outbox empties with no send at all.
+      await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+      expect(queue.batches).toEqual([]);
+    } finally {
+      await restore();
+    }
+  });
+
+  it("sends only the types the webhook asked for", async () => {
+    const { session, queue, restore } = await recordedSession((id) =>
+      setWebhook(id, { url: `${RECEIVER}/types`, events: ["session.sos_cancelled"] }),
+    );
+    try {
+      expect((await asCounselor(session, "/sos")).status).toBe(202);
+      expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
+      await waitFor(async () => queue.batches.length > 0, "the send");
+      await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+      expect(queue.batches.flat()).toEqual(["session.sos_cancelled"]);
+    } finally {
+      await restore();
+    }
+  });
+
+  it("sends nothing created before the webhook was set, though sent after it", async () => {
+    const { platform, session, queue, restore } = await recordedSession(async () => {});
+    const limits = WEBHOOK_LIMITS as { outboxFlushDelayMs: number };
+    const delay = limits.outboxFlushDelayMs;
+    limits.outboxFlushDelayMs = 1_000;
+    try {
+      expect((await asCounselor(session, "/sos")).status).toBe(202);
+      // The webhook comes while session.sos_triggered still waits in the outbox.
+      await setWebhook(platform.platform_id, { url: `${RECEIVER}/later` });
+      await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+      expect(queue.batches).toEqual([]);
+      expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
+      await waitFor(async () => queue.batches.length > 0, "the send");
+      expect(queue.batches.flat()).toEqual(["session.sos_cancelled"]);
+    } finally {
+      limits.outboxFlushDelayMs = delay;
+      await restore();
+    }
+  });
+
+  it("sends every event when the webhook cannot be read, for the consumer to decide", async () => {
+    const { session, queue, restore } = await recordedSession(async () => {});
+    const repair = await breakObjectDatabase(session.session_id);
+    try {
+      expect((await asCounselor(session, "/sos")).status).toBe(202);
+      await waitFor(async () => queue.batches.length > 0, "the send");
+      await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
+      expect(queue.batches).toEqual([["session.sos_triggered"]]);
+    } finally {
+      await repair();
       await restore();
     }
   });
