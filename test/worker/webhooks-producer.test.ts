@@ -28,41 +28,47 @@ afterEach(() => {
 
 type QueueLike = Pick<Queue, "send" | "sendBatch">;
 
-/** Puts `queue` in place of the session object's WEBHOOK_QUEUE binding; returns the undo. */
-async function replaceObjectQueue(sessionId: string, queue: QueueLike): Promise<() => Promise<void>> {
+/** Puts `value` in place of one of the session object's bindings; returns the undo. */
+async function replaceObjectBinding(
+  sessionId: string,
+  name: "WEBHOOK_QUEUE" | "DB",
+  value: unknown,
+): Promise<() => Promise<void>> {
   const stub = sessionStubOf(sessionId);
+  const bindingsOf = (instance: unknown) => (instance as { env: Record<string, unknown> }).env;
   const original = await runInDurableObject(stub, (instance) => {
-    const bindings = (instance as unknown as { env: { WEBHOOK_QUEUE: QueueLike } }).env;
-    const before = bindings.WEBHOOK_QUEUE;
-    bindings.WEBHOOK_QUEUE = queue;
+    const before = bindingsOf(instance)[name];
+    bindingsOf(instance)[name] = value;
     return before;
   });
   return async () => {
     await runInDurableObject(stub, (instance) => {
-      (instance as unknown as { env: { WEBHOOK_QUEUE: QueueLike } }).env.WEBHOOK_QUEUE = original;
+      bindingsOf(instance)[name] = original;
     });
   };
 }
 
-/** Puts a D1 database that fails every query in place of the session object's DB binding; returns the undo. */
-async function breakObjectDatabase(sessionId: string): Promise<() => Promise<void>> {
-  const stub = sessionStubOf(sessionId);
+function replaceObjectQueue(sessionId: string, queue: QueueLike): Promise<() => Promise<void>> {
+  return replaceObjectBinding(sessionId, "WEBHOOK_QUEUE", queue);
+}
+
+/** A D1 database that fails every query, in place of the session object's DB binding; returns the undo. */
+function breakObjectDatabase(sessionId: string): Promise<() => Promise<void>> {
   const unreadable = {
     prepare: () => {
       throw new Error("D1 unavailable");
     },
   };
-  const original = await runInDurableObject(stub, (instance) => {
-    const bindings = (instance as unknown as { env: { DB: unknown } }).env;
-    const before = bindings.DB;
-    bindings.DB = unreadable;
-    return before;
-  });
-  return async () => {
-    await runInDurableObject(stub, (instance) => {
-      (instance as unknown as { env: { DB: unknown } }).env.DB = original;
-    });
-  };
+  return replaceObjectBinding(sessionId, "DB", unreadable);
+}
+
+/** An SOS whose location the patient posts when asked (Chicago): the trigger's and the PSAPs' events. */
+async function sosWithLocation(session: Awaited<ReturnType<typeof newSession>>): Promise<void> {
+  const patient = await openSocket(session.patient_token);
+  expect((await asCounselor(session, "/sos")).status).toBe(202);
+  await patient.waitFor("location_request");
+  const located = await asPatient(session, "/sos/location", { latitude: 41.8819, longitude: -87.6278 });
+  expect(located.status).toBe(200);
 }
 
 /** A queue that takes every send and keeps each batch's event types. */
@@ -170,11 +176,7 @@ describe("the session object as webhook producer", () => {
     const delay = limits.outboxFlushDelayMs;
     limits.outboxFlushDelayMs = 2_000;
     try {
-      const patient = await openSocket(session.patient_token);
-      expect((await asCounselor(session, "/sos")).status).toBe(202);
-      await patient.waitFor("location_request");
-      const located = await asPatient(session, "/sos/location", { latitude: 41.8819, longitude: -87.6278 });
-      expect(located.status).toBe(200);
+      await sosWithLocation(session);
       await waitFor(async () => queue.batches.length > 0, "the send");
       await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
       expect(queue.batches).toEqual([["session.sos_triggered", "session.psaps_delivered"]]);
@@ -227,11 +229,7 @@ describe("only what the platform's webhook takes goes to the queue", () => {
     await seedPsapIndex("producer-none");
     const { session, queue, restore } = await recordedSession(async () => {});
     try {
-      const patient = await openSocket(session.patient_token);
-      expect((await asCounselor(session, "/sos")).status).toBe(202);
-      await patient.waitFor("location_request");
-      const located = await asPatient(session, "/sos/location", { latitude: 41.8819, longitude: -87.6278 });
-      expect(located.status).toBe(200);
+      await sosWithLocation(session);
       expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
       // Three events written, then read and dropped: the outbox empties with no send at all.
       await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
