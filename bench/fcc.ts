@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { prepareImport } from "../data/import/pipeline.ts";
-import type { PsapDataset } from "./lookup-contenders.ts";
+import type { PsapDataset } from "../data/index/dataset.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 

@@ -8,7 +8,7 @@
 // and a linear weight would put a tenth of a million-PSAP set inside one metro area. Queries: mostly population-weighted fixes, plus some uniform ones over
 // the contiguous US box (some of which fall in the sea or abroad, as real fixes can).
 import { createRequire } from "node:module";
-import type { IndexedPsap, PsapDataset } from "./lookup-contenders.ts";
+import type { IndexedPsap, PsapDataset } from "../data/index/dataset.ts";
 import { gaussian, type Random, seededRandom, weightedPicker } from "./random.ts";
 
 interface GazetteerCity {
