@@ -258,11 +258,12 @@ describe("only what the platform's webhook takes goes to the queue", () => {
     const { platform, session, queue, restore } = await recordedSession(async () => {});
     const limits = WEBHOOK_LIMITS as { outboxFlushDelayMs: number };
     const delay = limits.outboxFlushDelayMs;
-    limits.outboxFlushDelayMs = 1_000;
+    limits.outboxFlushDelayMs = 2_000;
     try {
       expect((await asCounselor(session, "/sos")).status).toBe(202);
       // The webhook comes while session.sos_triggered still waits in the outbox.
       await setWebhook(platform.platform_id, { url: `${RECEIVER}/later` });
+      expect(await outboxSize(session.session_id)).toBe(1);
       await waitFor(async () => (await outboxSize(session.session_id)) === 0, "an empty outbox");
       expect(queue.batches).toEqual([]);
       expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
