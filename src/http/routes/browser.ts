@@ -35,8 +35,8 @@ export function mountBrowserRoutes(app: OpenAPIHono<AppEnv>): void {
   });
 }
 
-/** What a fix carries: sent beside `unavailable`, the client sent both kinds of body at once. */
-const FIX_FIELDS = ["latitude", "longitude", "accuracy", "timestamp"];
+/** What a fix carries (its schema's fields): sent beside `unavailable`, the client sent both kinds of body at once. */
+const FIX_FIELDS = Object.keys(LocationFixRequest.shape);
 
 /** A fix or an `unavailable` report: the presence of `unavailable` says which the client meant. */
 async function readLocation(request: Request): Promise<BodyResult<LocationSubmission>> {
