@@ -71,6 +71,14 @@ export function asPlatform(platform: TestPlatform, path: string, method = "GET")
   return call(path, { method, headers: { "X-API-Key": platform.api_key } });
 }
 
+/**
+ * Audit events as JSON with every ISO time taken out, for checks that no coordinate is there: a time such
+ * as "…:41.883Z" holds "41.88" by chance, and must not pass for the fix's latitude.
+ */
+export function eventsWithoutTimes(events: unknown): string {
+  return JSON.stringify(events).replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z/g, "<time>");
+}
+
 export function sessionStubOf(sessionId: string) {
   return env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
 }
