@@ -176,13 +176,16 @@ function runWranglerDev(args: string[], onReady: () => Promise<void>, url: strin
     stdio: "inherit",
     env: childEnv(),
   });
-  const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
-  const forward = (signal: NodeJS.Signals) => child.kill(signal);
-  for (const signal of signals) process.on(signal, forward);
+  // The listeners stay until this process exits: a signal that comes after wrangler has gone (a second
+  // Ctrl-C, or one sent to the whole process group) is ignored, so this script still exits with
+  // wrangler's status instead of being killed by it on its way out.
+  const forward = (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, forward);
   const exited = new Promise<number>((resolve, reject) => {
     child.on("error", (error) => reject(new DevError(`could not start wrangler dev: ${error.message}`)));
     child.on("exit", (code, signal) => {
-      for (const name of signals) process.off(name, forward);
       resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
     });
   });
