@@ -175,16 +175,20 @@ export function formatAccuracy(result: AccuracyResult): string {
   return lines.join("\n");
 }
 
-/** The real data set at full resolution, from the shared folder (plus any operator files, e.g. overrides). */
+/** The four shared files of the real data at full resolution, in the import's order. */
+export function fullResolutionPaths(dataDir: string): string[] {
+  return [
+    "fcc_master_psap_registry_v2.295.csv",
+    "psap_registry.json",
+    "census-places-2019.geojson.gz",
+    "town-boundaries.geojson.gz",
+  ].map((name) => join(dataDir, name));
+}
+
+/** The real data set at full resolution (plus any operator files, e.g. the shipped overrides). */
 export async function fullResolutionDataset(
   dataDir: string,
   extraPaths: readonly string[] = [],
 ): Promise<PsapDataset> {
-  const prepared = await prepareImport([
-    join(dataDir, "fcc_master_psap_registry_v2.295.csv"),
-    join(dataDir, "psap_registry.json"),
-    join(dataDir, "census-places-2019.geojson.gz"),
-    ...extraPaths,
-  ]);
-  return prepared.dataset;
+  return (await prepareImport([...fullResolutionPaths(dataDir), ...extraPaths])).dataset;
 }

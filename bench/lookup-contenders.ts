@@ -130,9 +130,10 @@ export function sameDistances(a: readonly number[], b: readonly number[], epsKm 
 // ---------------------------------------------------------------------------------------------
 // The data set as generic tables, for PostGIS (postgis/schema.ts): PSAPs, areas of a kind with an
 // ordered member list: `boundary` (operator polygon), `place` (city limits: the index's `city`),
-// `county`. Census-designated communities answer for nothing and are left out.
+// `community` (a census-designated community with centres of its own), `town`, `county`. Communities
+// that answer for nothing are left out.
 
-export type AreaKindSql = "boundary" | "place" | "county";
+export type AreaKindSql = "boundary" | "place" | "community" | "town" | "county";
 
 export interface SqlPsap {
   /** Position in the data set (the id of a row, and what the answers are compared by). */
@@ -174,7 +175,7 @@ export function sqlDatasetOf(dataset: PsapDataset): SqlDataset {
   }));
   const areas: SqlArea[] = [];
   for (const a of dataset.areas) {
-    if (a.kind === "community") continue;
+    if (a.kind === "community" && a.psapIds.length === 0) continue;
     // Through the index's own encoding, so the SQL sees the very vertices the lookup tests.
     const geometry = decodeRings(encodeRings(a.rings));
     if (geometry.rings.length === 0) continue;

@@ -2,15 +2,20 @@
 // a prepared statement from Node ($1..$4) and as static SQL in the PL/pgSQL timing loop (variables).
 //
 // `rankedSql` is the ranking of SPEC section 4 (src/psap/rank.ts), written as a conventional backend would:
-//   1. group: the areas whose shape contains the fix or whose border is within the tolerance (the
-//      lookup's own test, geometry.ts: an odd number of rings contain the fix; a ring's outline within
-//      the tolerance in the fix's local equirectangular plane), boundary 0, place (city limits) 1,
-//      county 2, each PSAP in its best part (group * 2 + 1 when only the tolerance reaches it);
+//   1. the areas whose shape contains the fix or whose border is within the tolerance (the lookup's own
+//      test, geometry.ts: an odd number of rings contain the fix; a ring's outline within the tolerance in
+//      the fix's local equirectangular plane); each PSAP in its best part, containment first, then group:
+//      1 + level * 3 + group (boundary 0; place, community, town 1; county 2), a town's members left out
+//      where a city with members of its own contains the fix (the smallest municipality answers), and a
+//      statewide centre (jurisdiction state) reached through an area that contains the fix in part 0;
 //   2. within a part: primaries by (jurisdiction, distance, id), each secondary right after its own
 //      handled_by primary when that primary is in the same part, the other secondaries after them;
 //   3. then the nearest others, primaries first, each type by distance (geography KNN on the GiST
 //      index fetches the candidates); nothing beyond 500 km.
+import { jurisdictionRank } from "../../src/psap/format.ts";
 import { EARTH_RADIUS_KM, KM_PER_DEGREE, MAX_DISTANCE_KM } from "../lookup-contenders.ts";
+
+const STATE_RANK = jurisdictionRank("state");
 
 export interface SqlParams {
   lon: string;
@@ -82,7 +87,7 @@ export function rankedSql(p: SqlParams): string {
   const box = `ST_MakeEnvelope(${p.lon} - ${tLon}, ${p.lat} - ${tLat}, ${p.lon} + ${tLon}, ${p.lat} + ${tLat}, 4326)`;
   const nearest = (typeRank: number) => `
     SELECT c.idx, c.id, bench_km(${p.lat}, ${p.lon}, c.lat, c.lon) AS km, 'nearest' AS match,
-           6 AS part, ${typeRank} AS block, 0 AS k1, 0::float8 AS k2, ''::text AS k3, 0 AS k4, 0 AS k5
+           7 AS part, ${typeRank} AS block, 0 AS k1, 0::float8 AS k2, ''::text AS k3, 0 AS k4, 0 AS k5
     FROM (SELECT idx, id, lat, lon FROM psaps WHERE type_rank = ${typeRank}
           ORDER BY geog <-> ${point(p, "geography")}
           LIMIT ${p.lim} + (SELECT count(*) FROM member)) c
@@ -92,15 +97,20 @@ WITH hit AS (
   SELECT a.id, a.kind, bench_area_level(a.id, a.ref_lon, ${p.lon}, ${p.lat}, ${p.tol}) AS level FROM areas a
   WHERE a.bbox && ${box}
 ),
+smaller AS (
+  SELECT EXISTS (SELECT 1 FROM hit s JOIN area_members sm ON sm.area_id = s.id
+                 WHERE s.kind = 'place' AND s.level = 0) AS inside
+),
 member AS (
   SELECT m.psap_idx AS idx,
-         min(CASE h.kind WHEN 'boundary' THEN 0 WHEN 'place' THEN 2 ELSE 4 END + h.level) AS part
+         min(1 + h.level * 3 + CASE h.kind WHEN 'boundary' THEN 0 WHEN 'county' THEN 2 ELSE 1 END) AS part
   FROM hit h JOIN area_members m ON m.area_id = h.id
-  WHERE h.level >= 0
+  WHERE h.level >= 0 AND NOT (h.kind = 'town' AND h.level = 0 AND (SELECT inside FROM smaller))
   GROUP BY m.psap_idx
 ),
 reach AS (
-  SELECT p.idx, p.id, p.type_rank, p.jur_rank, p.handled_by, m.part,
+  SELECT p.idx, p.id, p.type_rank, p.jur_rank, p.handled_by, m.part AS via,
+         CASE WHEN m.part <= 3 AND p.jur_rank = ${STATE_RANK} THEN 0 ELSE m.part END AS part,
          bench_km(${p.lat}, ${p.lon}, p.lat, p.lon) AS km
   FROM member m JOIN psaps p ON p.idx = m.idx
 ),
@@ -108,7 +118,7 @@ within AS (SELECT * FROM reach WHERE km <= ${MAX_DISTANCE_KM}),
 keyed AS (
   -- A primary and the secondaries that follow it share its key; they come after it (k4), by their own.
   SELECT r.idx, r.id, r.km,
-         CASE r.part >> 1 WHEN 0 THEN 'boundary' WHEN 1 THEN 'city' ELSE 'county' END AS match, r.part,
+         CASE (r.via - 1) % 3 WHEN 0 THEN 'boundary' WHEN 1 THEN 'city' ELSE 'county' END AS match, r.part,
          CASE WHEN r.type_rank = 0 OR lead.idx IS NOT NULL THEN 0 ELSE 1 END AS block,
          coalesce(lead.jur_rank, r.jur_rank) AS k1, coalesce(lead.km, r.km) AS k2, coalesce(lead.id, r.id) AS k3,
          CASE WHEN lead.idx IS NULL THEN 0 ELSE 1 END AS k4, r.jur_rank AS k5

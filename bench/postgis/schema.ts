@@ -1,5 +1,5 @@
 // The PostGIS side's tables, generic over the ranking: PSAPs (with type, jurisdiction and handled_by),
-// areas of a kind (`boundary`, `place`, `county`) with their rings and an ordered member list.
+// areas of a kind (`boundary`, `place`, `community`, `town`, `county`) with their rings and an ordered member list.
 // Loaded in batches through `unnest`, then indexed (GiST) and analysed.
 import type pg from "pg";
 import type { SqlArea, SqlDataset } from "../lookup-contenders.ts";
@@ -21,7 +21,7 @@ CREATE TABLE psaps (
 );
 CREATE TABLE areas (
   id text PRIMARY KEY,
-  kind text NOT NULL CHECK (kind IN ('boundary', 'place', 'county')),
+  kind text NOT NULL CHECK (kind IN ('boundary', 'place', 'community', 'town', 'county')),
   ref_lon float8 NOT NULL,          -- the fix is unwrapped toward it, as the lookup does
   bbox geometry(Polygon, 4326) NOT NULL
 );

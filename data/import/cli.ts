@@ -10,14 +10,19 @@ import { type KvTarget, WranglerKvTarget } from "./kv.ts";
 import { prepareImport } from "./pipeline.ts";
 import { planVersions, publishIndex, readCurrentManifest, readReplacedIndex } from "./publish.ts";
 import { formatReport } from "./report.ts";
+import { SHIPPED_OPERATOR_FILES } from "./shipped.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const DEMO_FILE = resolve(ROOT, "data/demo/demo-psaps.csv");
 
 const USAGE = `Usage: npm run psap:import -- <file>... [options]
   <file>            FCC registry CSV, its 2017 JSON export, Census places (.geojson.gz, .geojson or a
-                    tl_YYYY_SS_place.zip shapefile), project CSV, override CSV, GeoJSON boundaries (any mix)
+                    tl_YYYY_SS_place.zip shapefile), town boundaries (.geojson.gz, or a Census
+                    tl_YYYY_SS_cousub.zip / cb_YYYY_SS_cousub_500k.zip), project CSV, override CSV,
+                    member-towns CSV, GeoJSON boundaries (any mix)
   --demo            import the demo data set (data/demo/demo-psaps.csv), data_version "demo"
+  --no-shipped-overrides  leave out the operator files the project ships (data/overrides/), which
+                    every import of real data includes otherwise
   --if-empty        do nothing when an index is already loaded
   --dry-run         build and report only; write nothing
   --remote          write to the deployed namespace (default: local, the store \`npm run dev\` uses)
@@ -47,6 +52,7 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
         "persist-to": { type: "string" },
         "data-version": { type: "string" },
         "report-json": { type: "string" },
+        "no-shipped-overrides": { type: "boolean" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -59,8 +65,12 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
   const o = args.values;
   if (o.help) return { code: 0, output: USAGE };
   const files = [...args.positionals];
+  if (files.length === 0 && !o.demo) return { code: 2, output: `No input files.\n${USAGE}` };
+  // The shipped operator files belong to the real data: not to the demo set alone, nor when asked to go.
+  if (files.length > 0 && !o["no-shipped-overrides"]) {
+    for (const f of SHIPPED_OPERATOR_FILES) if (!files.some((g) => resolve(g) === f)) files.push(f);
+  }
   if (o.demo) files.unshift(DEMO_FILE);
-  if (files.length === 0) return { code: 2, output: `No input files.\n${USAGE}` };
   const target =
     makeTarget?.(o.remote === true) ??
     new WranglerKvTarget({ remote: o.remote === true, cwd: ROOT, env: o.env, persistTo: o["persist-to"] });

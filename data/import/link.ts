@@ -1,6 +1,6 @@
 // Links a registry PSAP to the Census shapes its texts name: its registered counties, the place of its
 // registered city, the place a municipal PSAP answers for, and places or counties its name lists.
-import { areaLevel, OUTSIDE } from "../../src/psap/geometry.ts";
+import { areaLevel, INSIDE, OUTSIDE } from "../../src/psap/geometry.ts";
 import type { County, CountyMatcher } from "./counties.ts";
 import { municipalBaseName, namedSegments, qualifierOf } from "./jurisdiction.ts";
 import type { IndexedPlace, PlaceIndex } from "./places.ts";
@@ -19,8 +19,14 @@ export interface PsapLinks {
   countyNamed: boolean;
   /** The Census place of the registered city, if one matches. */
   registeredPlace: IndexedPlace | null;
-  /** For a municipal PSAP: the incorporated place it answers for (from its name, else its city). */
-  municipalPlace: IndexedPlace | null;
+  /**
+   * For a municipal PSAP: the municipality it answers for, a city or a town (from its name, else its
+   * registered city); a tribal police's registered community; failing both, a census-designated community
+   * of the name in its county (a township's stand-in where no town boundaries are loaded: Michigan).
+   */
+  municipality: IndexedPlace | null;
+  /** The municipality came from the PSAP's name, not only from the city it is registered in. */
+  municipalityByName: boolean;
   /** Places and counties the name lists ("Walters / Cotton County", "Lasd - Walnut/diamond Bar"). */
   namedPlaces: IndexedPlace[];
   namedCounties: County[];
@@ -58,8 +64,42 @@ function choosePlace(candidates: IndexedPlace[], counties: readonly County[]): I
   );
 }
 
+/** The kind of municipality a name says it is ("Town of Colonie Police", "Old Bridge Township PD"), if any. */
+export function municipalityWord(text: string): "town" | "city" | null {
+  const m = /\b(charter\s+township|township|twp|town|city|village|borough|boro)\b/i.exec(text);
+  if (!m?.[1]) return null;
+  return /^(town|township|twp|charter)/i.test(m[1]) ? "town" : "city";
+}
+
+/**
+ * Of a name's candidates, those of the kind its name says (all of them when none is of that kind), the
+ * one around its registered city first (that city's Census place, else the registry's geocode of it):
+ * "Colonie" registered in Latham is the town of Colonie, which holds Latham, not the village of Colonie.
+ */
+function ofKind(
+  candidates: IndexedPlace[],
+  word: "town" | "city" | null,
+  cityAt: readonly [number, number] | null,
+): IndexedPlace[] {
+  const kept = word === null ? candidates : candidates.filter((p) => p.kind === word);
+  const list = kept.length > 0 ? kept : candidates;
+  if (!cityAt || list.length < 2) return list;
+  const [lon, lat] = cityAt;
+  const around = (p: IndexedPlace) => (areaLevel(p.geometry, lat, lon, 1e-9) === INSIDE ? 0 : 1);
+  return [...list].sort((a, b) => around(a) - around(b));
+}
+
 export function linkPsap(
-  row: { name: string; state: string; county: string; city: string; municipal: boolean },
+  row: {
+    name: string;
+    state: string;
+    county: string;
+    city: string;
+    municipal: boolean;
+    tribal?: boolean;
+    /** The registry's city-level geocode, [lon, lat], where the 2017 export has one. */
+    cityGeocode?: readonly [number, number] | null;
+  },
   countyMatcher: CountyMatcher,
   places: PlaceIndex,
 ): PsapLinks {
@@ -84,22 +124,38 @@ export function linkPsap(
     }
   }
   const registeredPlace = row.city ? choosePlace(places.byName(row.state, row.city), counties) : null;
-  let municipalPlace: IndexedPlace | null = null;
-  if (row.municipal) {
+  let municipality: IndexedPlace | null = null;
+  let municipalityByName = false;
+  if (row.tribal) {
+    municipality = registeredPlace;
+  } else if (row.municipal) {
     const base = municipalBaseName(row.name);
-    const byName = base
-      ? choosePlace(
-          places.byName(row.state, base).filter((p) => p.incorporated),
-          counties,
-        )
-      : null;
-    municipalPlace = byName ?? (registeredPlace?.incorporated ? registeredPlace : null);
+    const word = municipalityWord(row.name.slice(0, row.name.indexOf(base) + base.length + 20));
+    const cityAt = registeredPlace?.interior ?? row.cityGeocode ?? null;
+    const pick = (list: IndexedPlace[]) => choosePlace(ofKind(list, word, cityAt), counties);
+    const exact = base ? places.byExactName(row.state, base) : [];
+    const loose = base ? places.byName(row.state, base) : [];
+    // Its name first, spelled out ("Hot Springs Village", a gated community, is not Hot Springs), then as
+    // the registry may shorten it ("Agawam" for "Agawam Town"); failing both, the municipality it is
+    // registered in; then a community of its name (a Michigan township's census-designated namesake,
+    // where no town boundaries are loaded), else the community it is registered in (a tribal police
+    // whose name the registry misspells).
+    const byName =
+      pick(exact.filter((p) => p.incorporated)) ??
+      pick(exact.filter((p) => p.kind === "community")) ??
+      pick(loose.filter((p) => p.incorporated));
+    municipalityByName = byName !== null;
+    municipality =
+      byName ??
+      (registeredPlace?.incorporated ? registeredPlace : null) ??
+      pick(loose.filter((p) => p.kind === "community")) ??
+      registeredPlace;
   }
   const namedPlaces: IndexedPlace[] = [];
   const namedCounties: County[] = [];
   let cityInName: PsapLinks["cityInName"] = null;
   const segments = namedSegments(row.name);
-  if (segments.length >= 2 || /\/|,|&/.test(row.name)) {
+  if (segments.length >= 2 || /\/|,|&/.test(row.name.replace(/\([^)]*\)/g, " "))) {
     for (const seg of segments) {
       const county = countyMatcher.match(row.state, seg);
       if (county.counties.length > 0 && county.unmatched.length === 0) namedCounties.push(...county.counties);
@@ -136,7 +192,8 @@ export function linkPsap(
     countyFromName,
     countyNamed,
     registeredPlace,
-    municipalPlace,
+    municipality,
+    municipalityByName,
     namedPlaces: [...new Map(namedPlaces.map((p) => [p.geoid, p])).values()],
     namedCounties: [...new Map(namedCounties.map((c) => [c.fips, c])).values()],
     cityInName,

@@ -7,7 +7,7 @@ import type { County } from "./counties.ts";
 import { nearCounties } from "./link.ts";
 import type { IndexedPlace, PlaceIndex } from "./places.ts";
 
-export type PlacementMethod = "operator building" | "census place" | "registry geocode" | "county centroid";
+export type PlacementMethod = "operator building" | "municipality" | "registry geocode" | "county centroid";
 
 export interface Placement {
   latitude: number;
@@ -79,7 +79,7 @@ export function placePsap(input: PlacementInput, places: PlaceIndex): Placement 
       latitude: place.interior[1],
       longitude: place.interior[0],
       precision: "city",
-      method: "census place",
+      method: "municipality",
     });
   }
   if (g && doubt === null) {

@@ -2,7 +2,15 @@
 import type { LocationPrecision, PsapJurisdiction } from "../../sdk/src/protocol.ts";
 import type { Ring } from "../../src/psap/geometry.ts";
 
-export type FileKind = "fcc-csv" | "fcc-json" | "project-csv" | "geojson" | "census-places" | "overrides";
+export type FileKind =
+  | "fcc-csv"
+  | "fcc-json"
+  | "project-csv"
+  | "geojson"
+  | "census-places"
+  | "towns"
+  | "overrides"
+  | "member-towns";
 
 /** One dropped or ignored row, and why. `line` is the file's line (CSV) or the item's position (JSON). */
 export interface RowIssue {
@@ -61,22 +69,51 @@ export interface BoundaryFeature {
   rings: Ring[];
 }
 
-/** A Census place (TIGER/Line PLACE layer): city limits, or a census-designated community. */
-export interface CensusPlace {
-  /** Seven-digit GEOID: state FIPS + place FIPS. */
+/**
+ * What a named area of a state is: `city`, an incorporated Census place (city, town, village, borough)
+ * with a functioning government; `town`, a town or township that is a county subdivision with its own
+ * government (New England, New York, New Jersey, Pennsylvania, Michigan, Wisconsin, Minnesota);
+ * `community`, a census-designated unincorporated community, an inactive place or a reservation.
+ */
+export type PlaceKind = "city" | "town" | "community";
+
+/** A municipality or named community: a Census place (TIGER/Line PLACE layer) or a town (county subdivision). */
+export interface Place {
+  /** Census GEOID: seven digits for a place, ten for a county subdivision; `<state+county FIPS>:<kind>:<name>` where the source has none. */
   geoid: string;
   /** USPS code of its state or territory. */
   state: string;
   name: string;
-  /** "Evanston city", "Spring CDP": the Census's own label. */
+  /** "Evanston city", "Spring CDP", "Cherry Hill township": the source's own label. */
   nameLsad: string;
-  /** CLASSFP: C* incorporated (C9: not functioning), U1/U2 census-designated, M2 military CDP. */
-  classFp: string;
-  /** An incorporated place with a functioning government: it has city limits and usually its own police. */
+  kind: PlaceKind;
+  /** A municipality (a city or a town): it has a government, and usually its own police. */
   incorporated: boolean;
+  /** Five-digit FIPS of its county, where the source says (towns). */
+  countyFips: string | null;
   rings: Ring[];
-  /** The Census internal point, [lon, lat]. */
+  /** A point inside it, [lon, lat]: the Census internal point, or the pole of inaccessibility of its largest polygon. */
   interior: [number, number];
+}
+
+/** A county subdivision as a town-boundary file describes it, before it is matched against the Census places. */
+export interface TownFeature {
+  /** The feature's position in its file (1-based). */
+  line: number;
+  place: Place;
+  /** The subdivision's own kind: town, township, city, borough, village, plantation, reservation, unorganized. */
+  subdivision: string;
+}
+
+/** A row of the member-towns file: in this municipality, this centre answers 911. */
+export interface MemberTownRow {
+  line: number;
+  psapId: string;
+  state: string;
+  county: string;
+  municipality: string;
+  /** Census code of the municipality, when the row gives one. */
+  geoid: string | null;
 }
 
 /** A row of an operator's jurisdiction override file. */
@@ -84,8 +121,10 @@ export interface OverrideRow {
   line: number;
   psapId: string;
   jurisdiction?: PsapJurisdiction;
-  /** Census GEOIDs; undefined leaves what the import derived. */
+  /** Census GEOIDs of places or towns; undefined leaves what the import derived. */
   servedPlaces?: string[];
   /** County FIPS; undefined leaves what the import derived. */
   servedCounties?: string[];
+  /** Why: every row of the shipped file says it (the report lists it). */
+  reason?: string;
 }

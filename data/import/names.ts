@@ -1,17 +1,21 @@
 // Name normalisation for matching registry text to Census county and place names.
 
-/** Lower case, no accents, no punctuation or spaces; "Saint" -> "st", "Fort" -> "ft", "Mount" -> "mt". */
+/** Lower case, no accents, no punctuation or spaces; "Saint" -> "st", "Fort" -> "ft", "Mount" -> "mt", "-boro" -> "-borough". */
 export function normalizeName(s: string): string {
-  return s
-    .normalize("NFD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(/&/g, " and ")
-    .replace(/\bsaint\b/g, "st")
-    .replace(/\bsainte\b/g, "ste")
-    .replace(/\bfort\b/g, "ft")
-    .replace(/\bmount\b/g, "mt")
-    .replace(/[^a-z0-9]/g, "");
+  return (
+    s
+      .normalize("NFD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      .replace(/&/g, " and ")
+      .replace(/\bsaint\b/g, "st")
+      .replace(/\bsainte\b/g, "ste")
+      .replace(/\bfort\b/g, "ft")
+      .replace(/\bmount\b/g, "mt")
+      // "Marlboro", "Foxboro Police": Massachusetts's Marlborough and Foxborough, as the registry writes them.
+      .replace(/boro\b/g, "borough")
+      .replace(/[^a-z0-9]/g, "")
+  );
 }
 
 const COUNTY_SUFFIX =

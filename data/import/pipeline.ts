@@ -8,16 +8,19 @@ import { ImportError } from "./errors.ts";
 import { type MergeSummary, mergeInputs } from "./merge.ts";
 import type {
   BoundaryFeature,
-  CensusPlace,
   FccGeocode,
   FccRow,
   FileReport,
+  MemberTownRow,
   OverrideRow,
+  Place,
   ProjectRow,
 } from "./model.ts";
+import type { TownInput } from "./municipalities.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
+import { isMemberTownsHeader, readMemberTowns } from "./read-member-towns.ts";
 import { isOverrideCsvHeader, readOverrides } from "./read-overrides.ts";
 import {
   fromTopology,
@@ -28,6 +31,7 @@ import {
   readShapefileZip,
 } from "./read-places.ts";
 import { isProjectCsvHeader, readProjectCsv } from "./read-project-csv.ts";
+import { isTownBoundaries, readTowns } from "./read-towns.ts";
 
 export interface PreparedImport {
   dataset: PsapDataset;
@@ -64,14 +68,17 @@ export async function prepareImport(
   const project: ProjectRow[] = [];
   const boundaries: { rows: BoundaryFeature[]; report: FileReport }[] = [];
   const overrides: { rows: OverrideRow[]; report: FileReport }[] = [];
-  const places: CensusPlace[] = [];
+  const memberTowns: { rows: MemberTownRow[]; report: FileReport }[] = [];
+  const places: Place[] = [];
+  const towns: TownInput[] = [];
+  const townSources: string[] = [];
   const versions: string[] = [];
   const placeSources: string[] = [];
   for (const path of paths) {
     const raw = readBytes(path);
     let json: unknown;
     if (isZip(raw)) {
-      json = await readShapefileZip(path, raw);
+      json = await readShapefileZip(path, raw, (layer) => isCensusPlaces(layer) || isTownBoundaries(layer));
     } else {
       let text: string;
       try {
@@ -94,7 +101,12 @@ export async function prepareImport(
         continue;
       }
     }
-    if (isCensusPlaces(json)) {
+    if (isTownBoundaries(json)) {
+      const r = readTowns(path, json);
+      towns.push({ towns: r.towns, report: r.report });
+      files.push(r.report);
+      townSources.push(basename(path));
+    } else if (isCensusPlaces(json)) {
       const r = readCensusPlaces(path, json);
       places.push(...r.places);
       files.push(r.report);
@@ -110,7 +122,7 @@ export async function prepareImport(
       versions.push(basename(path));
     } else {
       throw new ImportError(
-        `${path}: JSON that is neither the registry export, Census places nor boundary GeoJSON`,
+        `${path}: JSON that is neither the registry export, Census places, town boundaries nor boundary GeoJSON`,
       );
     }
   }
@@ -134,6 +146,11 @@ export async function prepareImport(
         project.push(...r.rows);
         files.push(r.report);
         versions.push(basename(path));
+      } else if (isMemberTownsHeader(header)) {
+        const r = readMemberTowns(path, text);
+        memberTowns.push({ rows: r.rows, report: r.report });
+        files.push(r.report);
+        versions.push(basename(path));
       } else if (isOverrideCsvHeader(header)) {
         const r = readOverrides(path, text);
         overrides.push({ rows: r.rows, report: r.report });
@@ -141,7 +158,7 @@ export async function prepareImport(
         versions.push(basename(path));
       } else {
         throw new ImportError(
-          `${path}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision" or "psap_id,jurisdiction,served_places,served_counties")`,
+          `${path}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision", "psap_id,jurisdiction,served_places,served_counties,reason" or "psap_id,state,county,municipality,geoid,source,read_on,note")`,
         );
       }
     } catch (err) {
@@ -158,10 +175,17 @@ export async function prepareImport(
     project,
     boundaries,
     places: uniquePlaces,
+    towns,
     overrides,
+    memberTowns,
     counties: loadCounties(),
     dataVersion:
-      options.dataVersion ?? [...versions, ...placeSources.map((s) => `Census places (${s})`)].join(" + "),
+      options.dataVersion ??
+      [
+        ...versions,
+        ...placeSources.map((s) => `Census places (${s})`),
+        ...townSources.map((s) => `towns (${s})`),
+      ].join(" + "),
   });
   if (dataset.psaps.length === 0) throw new ImportError("the inputs hold no usable PSAP: nothing to import");
   return { dataset, files, summary };

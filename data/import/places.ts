@@ -1,4 +1,4 @@
-// Census places for the import: find a place by the registry's city text, and the places at a point.
+// Places for the import (Census places and towns): find one by the registry's city text, and those at a point.
 import {
   type AreaGeometry,
   areaLevel,
@@ -7,15 +7,15 @@ import {
   INSIDE,
   OUTSIDE,
 } from "../../src/psap/geometry.ts";
-import type { CensusPlace } from "./model.ts";
+import type { Place } from "./model.ts";
 import { normalizeName } from "./names.ts";
 
-export interface IndexedPlace extends CensusPlace {
+export interface IndexedPlace extends Place {
   geometry: AreaGeometry;
 }
 
 /** Keys a place answers to: its name, and for a consolidated city's balance its city's own name. */
-export function placeNameKeys(place: Pick<CensusPlace, "name">): string[] {
+export function placeNameKeys(place: Pick<Place, "name">): string[] {
   const base = place.name.replace(/\s*\(balance\)\s*$/i, "").trim();
   const keys = new Set([normalizeName(base)]);
   // "Nashville-Davidson metropolitan government", "Louisville/Jefferson County metro government",
@@ -33,7 +33,18 @@ export function placeNameKeys(place: Pick<CensusPlace, "name">): string[] {
     keys.add(normalizeName(alias[1]));
     keys.add(normalizeName(alias[2]));
   }
+  // "Zuni Pueblo", "Crow Agency": a community the registry names without its generic last word ("Zuni").
+  const community = /^(.+?)\s+(pueblo|agency|colony|rancheria)$/i.exec(base);
+  if (community?.[1]) keys.add(normalizeName(community[1]));
   return [...keys].filter((k) => k.length > 0);
+}
+
+/** A place's own name, and the name in its parentheses ("San Buenaventura (Ventura)"): no shortened form. */
+function exactNameKeys(place: Pick<Place, "name">): string[] {
+  const keys = [normalizeName(place.name)];
+  const alias = /^(.*?)\s*\(([^)]+)\)\s*$/.exec(place.name);
+  if (alias?.[1] && alias[2]) keys.push(normalizeName(alias[1]), normalizeName(alias[2]));
+  return keys.filter((k) => k.length > 0);
 }
 
 /** Registry city text to a comparable key: "Valdez, Zip: 99686" -> "valdez", "Virginia Beach City" kept whole. */
@@ -44,22 +55,34 @@ export function registryCityKeys(text: string): string[] {
     .trim();
   if (!t) return [];
   const keys = [normalizeName(t)];
-  const noSuffix = t.replace(/\s+(city|town|village|township|borough|cdp)$/i, "");
+  const noSuffix = t.replace(/\s+(city|town|village|(charter\s+)?township|twp\.?|borough|boro|cdp)$/i, "");
   if (noSuffix !== t) keys.push(normalizeName(noSuffix));
-  const noPrefix = t.replace(/^(city|town|village|borough|township) of\s+/i, "");
+  const noPrefix = t.replace(/^(city|town|village|borough|(charter\s+)?township) of\s+/i, "");
   if (noPrefix !== t) keys.push(normalizeName(noPrefix));
   return keys.filter((k) => k.length > 0);
 }
 
+const KIND_ORDER: Readonly<Record<Place["kind"], number>> = { city: 0, town: 1, community: 2 };
+
 export class PlaceIndex {
   readonly places: readonly IndexedPlace[];
   readonly #byName = new Map<string, IndexedPlace[]>();
+  readonly #byExactName = new Map<string, IndexedPlace[]>();
+  readonly #byGeoid = new Map<string, IndexedPlace>();
+  /** Codes of town-file features that a Census place stands for, to that place's GEOID. */
+  readonly #aliases: ReadonlyMap<string, string>;
   readonly #grid = new Map<string, IndexedPlace[]>();
   static readonly GRID_DEG = 0.25;
 
-  constructor(places: readonly CensusPlace[]) {
+  constructor(places: readonly Place[], aliases: ReadonlyMap<string, string> = new Map()) {
     this.places = places.map((p) => ({ ...p, geometry: decodeRings(encodeRings(p.rings)) }));
+    this.#aliases = aliases;
     for (const p of this.places) {
+      this.#byGeoid.set(p.geoid, p);
+      for (const key of exactNameKeys(p)) {
+        const k = `${p.state}:${key}`;
+        this.#byExactName.set(k, [...(this.#byExactName.get(k) ?? []), p]);
+      }
       for (const key of placeNameKeys(p)) {
         const k = `${p.state}:${key}`;
         this.#byName.set(k, [...(this.#byName.get(k) ?? []), p]);
@@ -77,13 +100,28 @@ export class PlaceIndex {
     }
   }
 
-  /** Places of a state whose name matches the registry's city text (incorporated ones first). */
+  /** The place of a Census code (a town that a Census place stands for gives that place). */
+  byGeoid(geoid: string): IndexedPlace | undefined {
+    return this.#byGeoid.get(this.canonical(geoid));
+  }
+
+  /** The code this index knows a place by. */
+  canonical(geoid: string): string {
+    return this.#aliases.get(geoid) ?? geoid;
+  }
+
+  /** Places of a state whose own name is the text ("University" is not "University City"). */
+  byExactName(state: string, text: string): IndexedPlace[] {
+    return this.#byExactName.get(`${state}:${normalizeName(text)}`) ?? [];
+  }
+
+  /** Places of a state whose name matches the registry's city text (municipalities first, cities before towns). */
   byName(state: string, cityText: string): IndexedPlace[] {
     const found = new Map<string, IndexedPlace>();
     for (const key of registryCityKeys(cityText)) {
       for (const p of this.#byName.get(`${state}:${key}`) ?? []) found.set(p.geoid, p);
     }
-    return [...found.values()].sort((a, b) => Number(b.incorporated) - Number(a.incorporated));
+    return [...found.values()].sort((a, b) => KIND_ORDER[a.kind] - KIND_ORDER[b.kind]);
   }
 
   /** Places containing the point, or within `toleranceKm` of it. */

@@ -1,14 +1,21 @@
 // Reads an operator's jurisdiction override file: settles what the name-based classifier cannot.
-//   psap_id,jurisdiction,served_places,served_counties
-//   5942,state,,
-//   2160,municipal,1714000,
-// Empty cells leave what the import derived; lists are separated by ";" or spaces.
+//   psap_id,jurisdiction,served_places,served_counties,reason
+//   5942,state,,,"Rhode Island's one 911 centre"
+//   2160,municipal,1714000,,"the City of Chicago's OEMC"
+// Empty cells leave what the import derived, "none" says it serves none; lists are separated by ";" or spaces. `reason` says why (the
+// report lists it); the shipped file gives one on every row.
 import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
 import { parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FileReport, OverrideRow } from "./model.ts";
 
-export const OVERRIDE_COLUMNS = ["psap_id", "jurisdiction", "served_places", "served_counties"] as const;
+export const OVERRIDE_COLUMNS = [
+  "psap_id",
+  "jurisdiction",
+  "served_places",
+  "served_counties",
+  "reason",
+] as const;
 const JURISDICTIONS: readonly string[] = ["municipal", "county", "regional", "state", "special"];
 
 export function isOverrideCsvHeader(header: readonly string[]): boolean {
@@ -55,16 +62,18 @@ export function readOverrides(path: string, text: string): { rows: OverrideRow[]
       row.jurisdiction = j as PsapJurisdiction;
     }
     const places = col(fields, "served_places");
-    if (places) {
-      const parsed = list(places, /^\d{7}$/);
+    if (places.toLowerCase() === "none") row.servedPlaces = [];
+    else if (places) {
+      const parsed = list(places, /^(\d{7}|\d{10})$/);
       if (!parsed) {
-        drop("served_places must be 7-digit Census GEOIDs");
+        drop("served_places must be Census GEOIDs (7 digits for a place, 10 for a town)");
         continue;
       }
       row.servedPlaces = parsed;
     }
     const counties = col(fields, "served_counties");
-    if (counties) {
+    if (counties.toLowerCase() === "none") row.servedCounties = [];
+    else if (counties) {
       const parsed = list(counties, /^\d{5}$/);
       if (!parsed) {
         drop("served_counties must be 5-digit county FIPS codes");
@@ -72,6 +81,8 @@ export function readOverrides(path: string, text: string): { rows: OverrideRow[]
       }
       row.servedCounties = parsed;
     }
+    const reason = col(fields, "reason");
+    if (reason) row.reason = reason;
     rows.push(row);
   }
   report.kept = rows.length;

@@ -6,7 +6,7 @@ import { feature } from "topojson-client";
 import type { GeometryObject, Topology } from "topojson-specification";
 import { ImportError } from "./errors.ts";
 import { geojsonRings } from "./geojson-rings.ts";
-import type { CensusPlace, FileReport } from "./model.ts";
+import type { FileReport, Place } from "./model.ts";
 import { STATE_BY_FIPS } from "./states.ts";
 
 interface PlaceFeature {
@@ -24,13 +24,21 @@ export function fromTopology(json: unknown): unknown {
   return first ? feature(topo as unknown as Topology, first) : json;
 }
 
-/** True for a FeatureCollection whose features carry the Census PLACE layer's properties. */
-export function isCensusPlaces(json: unknown): boolean {
+/** The properties of a FeatureCollection's first feature, or null when it is not a non-empty one. */
+export function firstProperties(json: unknown): Record<string, unknown> | null {
   const fc = json as { type?: unknown; features?: PlaceFeature[] } | null;
   if (fc?.type !== "FeatureCollection" || !Array.isArray(fc.features) || fc.features.length === 0)
-    return false;
-  const props = fc.features[0]?.properties ?? {};
-  return REQUIRED.every((k) => k in props);
+    return null;
+  return fc.features[0]?.properties ?? {};
+}
+
+/**
+ * True for a FeatureCollection whose features carry the Census PLACE layer's properties (a county
+ * subdivision layer has a CLASSFP too, and a COUSUBFP: it is read as towns, read-towns.ts).
+ */
+export function isCensusPlaces(json: unknown): boolean {
+  const props = firstProperties(json);
+  return props !== null && REQUIRED.every((k) => k in props) && !("COUSUBFP" in props);
 }
 
 /** Gunzips when the bytes start with gzip's magic number. */
@@ -42,15 +50,21 @@ export function isZip(bytes: Buffer): boolean {
   return bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
 }
 
-/** A shapefile ZIP as GeoJSON (shpjs reads the .shp, .dbf and .prj and projects to WGS84). */
-export async function readShapefileZip(path: string, bytes: Buffer): Promise<unknown> {
+/**
+ * A shapefile ZIP as GeoJSON (shpjs reads the .shp, .dbf and .prj and projects to WGS84). A ZIP of several
+ * layers gives the first that `isLayer` recognises (a Census PLACE or county-subdivision layer).
+ */
+export async function readShapefileZip(
+  path: string,
+  bytes: Buffer,
+  isLayer: (json: unknown) => boolean,
+): Promise<unknown> {
   try {
     const out = await shp(bytes);
-    // A ZIP with several layers gives an array: only a single PLACE layer is expected here.
     if (Array.isArray(out)) {
-      const places = out.find((fc) => isCensusPlaces(fc));
-      if (!places) throw new Error("no Census PLACE layer in the archive");
-      return places;
+      const layer = out.find((fc) => isLayer(fc));
+      if (!layer) throw new Error("no Census PLACE or county-subdivision layer in the archive");
+      return layer;
     }
     return out;
   } catch (err) {
@@ -60,13 +74,13 @@ export async function readShapefileZip(path: string, bytes: Buffer): Promise<unk
   }
 }
 
-function number(v: unknown): number | null {
+export function number(v: unknown): number | null {
   const n = typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN;
   return Number.isFinite(n) ? n : null;
 }
 
 /** Every place of a PLACE layer; `line` is the feature's position (1-based). */
-export function readCensusPlaces(path: string, json: unknown): { places: CensusPlace[]; report: FileReport } {
+export function readCensusPlaces(path: string, json: unknown): { places: Place[]; report: FileReport } {
   const features = (json as { features: PlaceFeature[] }).features;
   const report: FileReport = {
     path,
@@ -76,7 +90,7 @@ export function readCensusPlaces(path: string, json: unknown): { places: CensusP
     dropped: [],
     notes: [],
   };
-  const places: CensusPlace[] = [];
+  const places: Place[] = [];
   const seen = new Set<string>();
   features.forEach((f, k) => {
     const line = k + 1;
@@ -105,20 +119,22 @@ export function readCensusPlaces(path: string, json: unknown): { places: CensusP
     const lon = number(p.INTPTLON);
     const first = rings[0]?.[0] as [number, number];
     seen.add(geoid);
+    // C9 marks an inactive or nonfunctioning incorporated place: no government, so no city limits to answer
+    // for. A consolidated city's balance (C8) is "fictitious" (FUNCSTAT F) only as a Census unit: it is the
+    // city itself (Indianapolis, Nashville) outside the towns within it, and its government answers there.
+    const incorporated =
+      classFp.startsWith("C") &&
+      classFp !== "C9" &&
+      (p.FUNCSTAT !== "F" || classFp === BALANCE) &&
+      p.FUNCSTAT !== "I";
     places.push({
       geoid,
       state,
       name,
       nameLsad: typeof p.NAMELSAD === "string" ? p.NAMELSAD : name,
-      classFp,
-      // C9 marks an inactive or nonfunctioning incorporated place: no government, so no city limits to answer
-      // for. A consolidated city's balance (C8) is "fictitious" (FUNCSTAT F) only as a Census unit: it is the
-      // city itself (Indianapolis, Nashville) outside the towns within it, and its government answers there.
-      incorporated:
-        classFp.startsWith("C") &&
-        classFp !== "C9" &&
-        (p.FUNCSTAT !== "F" || classFp === BALANCE) &&
-        p.FUNCSTAT !== "I",
+      kind: incorporated ? "city" : "community",
+      incorporated,
+      countyFips: null,
       rings,
       interior: lat !== null && lon !== null ? [lon, lat] : first,
     });

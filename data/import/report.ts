@@ -39,9 +39,13 @@ export function formatReport(args: {
   for (const f of files) {
     out.push(`\n${f.path} (${f.kind}): ${f.rowsRead} rows read, ${f.kept} kept, ${f.dropped.length} dropped`);
     const unit =
-      f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" ? "items" : "lines";
+      f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" || f.kind === "towns"
+        ? "items"
+        : "lines";
     for (const [reason, lines] of groupIssues(f)) {
-      const shown = /^(bad|duplicate|no PSAP with id)/.test(reason) ? `: ${lineList(lines, unit)}` : "";
+      const shown = /^(bad|duplicate|no PSAP with id|no municipality|several municipalities)/.test(reason)
+        ? `: ${lineList(lines, unit)}`
+        : "";
       out.push(`  - ${lines.length} ${reason}${shown}`);
     }
     for (const n of f.notes) out.push(`  - note: ${n}`);
@@ -61,20 +65,29 @@ export function formatReport(args: {
       `Names not classified (${s.unclassified.length}; county assumed; settle them with an override file):`,
     );
     listed(out, s.unclassified, (u) => `${u.id} ${u.name} (${u.state})`);
+  } else {
+    out.push("Names not classified: 0 (every PSAP by a named rule or an override row)");
+  }
+  if (s.overrides.length > 0) {
+    out.push(`Overrides applied (${s.overrides.length}):`);
+    listed(out, s.overrides, (o) => `${o.id} ${o.name} -> ${o.jurisdiction}: ${o.reason}`);
   }
   out.push(
     `Secondaries linked to their primary: ${s.handledBy.linked} (${s.handledBy.named} comments name one, ${s.handledBy.dropped.length} links dropped)`,
   );
   listed(out, s.handledBy.dropped, (d) => `${d.id}: ${d.reason}`);
   out.push(
-    `Census places: ${s.places.read} (${s.places.incorporated} incorporated, ${s.places.communities} census-designated or inactive)`,
+    `Places and towns: ${s.places.read} read; ${s.places.incorporated} incorporated places, ${s.places.towns} towns and townships, ${s.places.communities} census-designated, inactive or reservation`,
   );
   out.push(
-    `Municipal PSAPs linked to their city: ${s.municipal.linked}; not linked (no incorporated Census place of that name: townships, New England towns): ${s.municipal.unlinked.length}`,
+    `Municipal PSAPs linked to their municipality: ${s.municipal.linked} (${s.municipal.toTowns} to a town or township); not linked (no municipality of that name, e.g. townships of a state without town boundaries): ${s.municipal.unlinked.length}`,
   );
   listed(out, s.municipal.unlinked, (u) => `${u.id} ${u.name} (${u.state})`);
   out.push(
-    `Answering centres derived for ${s.answered.places} cities and ${s.answered.counties} of ${s.answered.countiesTotal} counties`,
+    `Member towns: ${s.memberTowns.municipalities} municipalities answered by ${s.memberTowns.centres} regional or county-wide centres`,
+  );
+  out.push(
+    `Answering centres derived for ${s.answered.places} cities, ${s.answered.towns} towns and ${s.answered.counties} of ${s.answered.countiesTotal} counties (with no centre of their own: ${s.answered.inheritedFromTown} answered by the town around them, ${s.answered.inheritedFromCounty} by their county's)`,
   );
   out.push("Placed by:");
   for (const [method, n] of Object.entries(s.placement)) out.push(`  - ${method}: ${n}`);

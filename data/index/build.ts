@@ -26,6 +26,7 @@ import {
   AREA_CITY,
   AREA_COMMUNITY,
   AREA_COUNTY,
+  AREA_TOWN,
   type AreaKindCode,
   type EntryDraft,
   encodeEntry,
@@ -88,6 +89,7 @@ export interface BuiltIndex {
 }
 
 const EPS_KM = 1e-6;
+const STATE_RANK = jurisdictionRank("state");
 /** geokdbush measures on a 6371 km sphere; convert our radii to its scale (with slack, then re-check). */
 const KD_SCALE = (6371 / EARTH_RADIUS_KM) * (1 + 1e-9);
 /** Clipping margin beyond the largest tolerance: edges the clipping adds stay out of every tolerance. */
@@ -97,6 +99,7 @@ const KIND_CODE: Readonly<Record<AreaKind, AreaKindCode>> = {
   city: AREA_CITY,
   community: AREA_COMMUNITY,
   county: AREA_COUNTY,
+  town: AREA_TOWN,
 };
 
 interface PreparedArea {
@@ -219,7 +222,9 @@ function clipArea(area: PreparedArea, box: ReturnType<typeof reachBox>, centreLo
  * secondary that follows no primary comes after every one that does: so a member preceded, for every
  * fix, by N members of the same type of the same area is never returned. Per (type, jurisdiction):
  * drop the class if N members of a lower jurisdiction are always reachable, else keep the class's
- * members within d_N + 2r of the centre (the nearest-PSAP argument, class by class).
+ * members within d_N + 2r of the centre (the nearest-PSAP argument, class by class). A statewide
+ * centre (`state`) comes first of all wherever an area holding it contains the fix: its class is never
+ * dropped for the members before it in the jurisdiction order.
  */
 function rankableMembers(
   psaps: readonly IndexedPsap[],
@@ -250,7 +255,7 @@ function rankableMembers(
       const p = psaps[m] as IndexedPsap;
       if (p.type === type && jurisdictionRank(p.jurisdiction) < j && d + rKm <= maxKm) always++;
     }
-    if (always >= topN) continue;
+    if (always >= topN && j !== STATE_RANK) continue;
     const sorted = list.map((m) => dist.get(m) as number).sort((a, b) => a - b);
     const dN = sorted.length >= topN ? (sorted[topN - 1] as number) : Number.POSITIVE_INFINITY;
     const reach = Math.min(dN + 2 * rKm, maxKm + rKm) + EPS_KM;

@@ -6,22 +6,23 @@ export type { IndexedPsap } from "../../src/psap/format.ts";
 export type { Ring } from "../../src/psap/geometry.ts";
 
 /**
- * `boundary`: an operator's service-area polygon; `city`: an incorporated place (city limits);
- * `community`: a census-designated unincorporated place (named in `area`, answered by its county);
- * `county`: a county or county equivalent.
+ * `boundary`: an operator's service-area polygon; `city`: an incorporated place (city limits); `town`: a
+ * town or township with a government of its own (a county subdivision); `community`: a census-designated
+ * unincorporated place (named in `area`, answered by its town or county unless a centre of its own, a
+ * tribal police, is registered there); `county`: a county or county equivalent.
  */
-export type AreaKind = "boundary" | "city" | "community" | "county";
+export type AreaKind = "boundary" | "city" | "town" | "community" | "county";
 
 export interface AreaInput {
   kind: AreaKind;
-  /** Census GEOID (places), county FIPS, or the boundary's own id. */
+  /** Census GEOID (places, towns), county FIPS, or the boundary's own id. */
   id: string;
   /** As a dispatcher says it: "Evanston", "Cook". */
   name: string;
   /** USPS code of its state or territory (null for an operator boundary that does not say). */
   state: string | null;
   rings: readonly Ring[];
-  /** Ids of the PSAPs that answer there (city group, county group, boundary group); none for a community. */
+  /** Ids of the PSAPs that answer there (boundary group, city group: a municipality's or community's, county group). */
   psapIds: readonly string[];
 }
 

@@ -31,7 +31,7 @@ export interface Reference {
 
 export interface ReferenceResult {
   psaps: PsapRecord[];
-  place: { name: string; kind: "city" | "community"; state: string | null } | null;
+  place: { name: string; kind: "city" | "town" | "community"; state: string | null } | null;
   county: { name: string; state: string | null } | null;
   /** When no county contains the fix, the one county its reach touches, if just one does. */
   nearCounty: { name: string; state: string | null } | null;
@@ -53,8 +53,10 @@ export function prepareReference(dataset: PsapDataset): Reference {
   return { psaps: dataset.psaps, areas };
 }
 
-const GROUP: Readonly<Record<AreaKind, number>> = { boundary: 0, city: 1, county: 2, community: -1 };
+const GROUP: Readonly<Record<AreaKind, number>> = { boundary: 0, city: 1, town: 1, community: 1, county: 2 };
 const MATCH: readonly PsapMatch[] = ["boundary", "city", "county"];
+/** The place named for a fix: a city, else the town around it, else a community. */
+const PLACE_ORDER: Readonly<Record<string, number>> = { city: 0, town: 1, community: 2 };
 type Key = (number | string)[];
 
 function compareKeys(a: Key, b: Key): number {
@@ -83,19 +85,36 @@ export function bruteForceLookup(
   let place: ReferenceResult["place"] = null;
   let county: ReferenceResult["county"] = null;
   const near: { name: string; state: string | null }[] = [];
-  const part = new Map<number, number>();
+  const reached: { area: ReferenceArea; level: number }[] = [];
   for (const area of reference.areas) {
     const level = areaLevel(area.geometry, lat, lon, t);
     if (level === OUTSIDE) continue;
+    reached.push({ area, level });
     if (level === INSIDE && area.kind === "county" && !county)
       county = { name: area.name, state: area.state };
     if (level !== INSIDE && area.kind === "county") near.push({ name: area.name, state: area.state });
-    if (level === INSIDE && (area.kind === "city" || area.kind === "community") && !place) {
-      place = { name: area.name, kind: area.kind, state: area.state };
+    const order = PLACE_ORDER[area.kind];
+    if (level === INSIDE && order !== undefined && (!place || order < (PLACE_ORDER[place.kind] as number))) {
+      place = { name: area.name, kind: area.kind as "city" | "town" | "community", state: area.state };
     }
+  }
+  // The city group is the smallest municipality's: a town's centres do not answer there when a city with
+  // centres of its own contains the fix (a community never hides its town).
+  const smaller = reached.some(
+    (r) => r.level === INSIDE && r.area.kind === "city" && r.area.members.length > 0,
+  );
+  // Parts: 1-3 the groups of the areas that contain the fix, 4-6 those reached only through its accuracy.
+  const part = new Map<number, number>();
+  for (const { area, level } of reached) {
+    if (area.kind === "town" && level === INSIDE && smaller) continue;
     const g = GROUP[area.kind];
-    if (g < 0) continue;
-    for (const m of area.members) part.set(m, Math.min(part.get(m) ?? 99, g * 2 + level));
+    for (const m of area.members) part.set(m, Math.min(part.get(m) ?? 99, 1 + level * 3 + g));
+  }
+  // A statewide centre reached through an area that contains the fix comes first of all (part 0).
+  const matchOf = new Map<number, PsapMatch>();
+  for (const [m, pt] of part) {
+    matchOf.set(m, MATCH[(pt - 1) % 3] as PsapMatch);
+    if (pt <= 3 && (reference.psaps[m] as IndexedPsap).jurisdiction === "state") part.set(m, 0);
   }
   const km = reference.psaps.map((p) => haversineKm(lat, lon, p.latitude, p.longitude));
   const reachable = (i: number) => (km[i] as number) <= PSAP_LIMITS.maxDistanceKm;
@@ -117,10 +136,10 @@ export function bruteForceLookup(
     const d = km[i] as number;
     const j = jurisdictionRank(p.jurisdiction);
     if (pt === undefined) {
-      keyed.push({ i, key: [6, p.type === "primary" ? 0 : 1, d, p.id], match: "nearest" });
+      keyed.push({ i, key: [7, p.type === "primary" ? 0 : 1, d, p.id], match: "nearest" });
       return;
     }
-    const match = MATCH[pt >> 1] as PsapMatch;
+    const match = matchOf.get(i) as PsapMatch;
     if (p.type === "primary") {
       keyed.push({ i, key: [pt, 0, j, d, p.id, 0], match });
       return;

@@ -62,8 +62,12 @@ export interface PsapArea {
   state: string | null;
   county: string | null;
   place: string | null;
-  /** `city`: an incorporated place (city, town, village, borough); `community`: census-designated, unincorporated. */
-  place_kind: "city" | "community" | null;
+  /**
+   * `city`: an incorporated place (city, town, village, borough); `town`: a town or township that is a
+   * county subdivision with its own government (New England, NJ, NY, PA, MI, WI, MN); `community`:
+   * census-designated, unincorporated (named only where no municipality contains the fix).
+   */
+  place_kind: "city" | "town" | "community" | null;
 }
 
 export type EmergencyService = "all" | "police" | "ambulance" | "fire" | "crisis";

@@ -47,7 +47,7 @@ export const PsapArea = z
     state: z.string().nullable().openapi({ example: "IL" }),
     county: z.string().nullable().openapi({ example: "Cook" }),
     place: z.string().nullable().openapi({ example: "Evanston" }),
-    place_kind: z.enum(["city", "community"]).nullable(),
+    place_kind: z.enum(["city", "town", "community"]).nullable(),
   })
   .openapi("PsapArea");
 

@@ -16,7 +16,7 @@ import type {
   PsapRecord,
 } from "../../sdk/src/protocol.ts";
 
-export const FORMAT = 4;
+export const FORMAT = 5;
 /**
  * The pointer's key names its format, so that workers of the previous format keep reading their own
  * pointer (and its entries, left in place) while an import of this format is written: import, then
@@ -24,7 +24,7 @@ export const FORMAT = 4;
  */
 export const POINTER_KEY = `psap:current:${FORMAT}`;
 /** Pointers of earlier formats: an import retires their version like any superseded one (publish.ts). */
-export const LEGACY_POINTER_KEYS: readonly string[] = ["psap:current:3", "psap:current"];
+export const LEGACY_POINTER_KEYS: readonly string[] = ["psap:current:4", "psap:current:3", "psap:current"];
 
 /** A PSAP as stored: the delivered record without the per-lookup fields. */
 export type IndexedPsap = Omit<PsapRecord, "distance_km" | "match">;
@@ -74,12 +74,16 @@ export interface IndexManifest {
 // ---------------------------------------------------------------------------
 // Entries
 
-/** Area kinds in an entry: 0 an operator boundary, 1 an incorporated place, 2 a census-designated place, 3 a county. */
+/**
+ * Area kinds in an entry: 0 an operator boundary, 1 an incorporated place, 2 a census-designated place,
+ * 3 a county, 4 a town or township (a county subdivision with its own government).
+ */
 export const AREA_BOUNDARY = 0;
 export const AREA_CITY = 1;
 export const AREA_COMMUNITY = 2;
 export const AREA_COUNTY = 3;
-export type AreaKindCode = 0 | 1 | 2 | 3;
+export const AREA_TOWN = 4;
+export type AreaKindCode = 0 | 1 | 2 | 3 | 4;
 
 const JURISDICTIONS: readonly PsapJurisdiction[] = ["county", "regional", "state", "municipal", "special"];
 const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
@@ -285,7 +289,10 @@ function isRunStarts(at: unknown, areas: number, length: number): at is number[]
 /** The areas' columns: consistent lengths, known kinds, finite boxes, ring bounds within the section, members within `p`. */
 function areColumns(h: Partial<EntryHeader>, psaps: number, ringChars: number): boolean {
   const { k, s, b, r, ro, m, mo } = h;
-  if (!Array.isArray(k) || !k.every((kind) => kind === 0 || kind === 1 || kind === 2 || kind === 3))
+  if (
+    !Array.isArray(k) ||
+    !k.every((kind) => Number.isInteger(kind) && kind >= AREA_BOUNDARY && kind <= AREA_TOWN)
+  )
     return false;
   const areas = k.length;
   if (!Array.isArray(s) || s.length !== areas * 2) return false;

@@ -1,10 +1,13 @@
 // The ranking of SPEC section 4 over one index entry: the one rule the lookup applies.
 //
-// Sort key, in order: (1) group: boundary, city, county, then nearest; (2) within a group, areas that
-// contain the fix before areas reached only through its accuracy; (3) primaries before secondaries,
-// each secondary right after its `handled_by` primary when that primary is in the same part; (4) in
-// the area groups, jurisdiction county, regional, state, municipal, special; (5) distance; then id,
-// so that the order is total. The nearest group is sorted by type, then distance, then id.
+// First of all, a statewide centre (jurisdiction `state`: it answers every 911 call of its state) reached
+// through an area that contains the fix. Then the sort key, in order: (1) containment: areas that contain
+// the fix, then areas reached only through its accuracy, then the nearest group; (2) group: boundary,
+// city (the smallest municipality around the fix that has centres: a village's before its town's), county;
+// (3) primaries before secondaries, each secondary right after its `handled_by` primary when that primary
+// is in the same part; (4) in the area groups, jurisdiction county, regional, state, municipal, special;
+// (5) distance; then id, so that the order is total. The nearest group is sorted by type, then distance,
+// then id.
 import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
 import { gridCellOf } from "./decode.ts";
 import {
@@ -12,7 +15,9 @@ import {
   AREA_CITY,
   AREA_COMMUNITY,
   AREA_COUNTY,
+  AREA_TOWN,
   type AreaKindCode,
+  jurisdictionRank,
   type PsapTuple,
   recordOf,
 } from "./format.ts";
@@ -88,9 +93,22 @@ export interface Ranked {
 
 const GROUP_MATCH: readonly PsapMatch[] = ["boundary", "city", "county"];
 const NO_PART = 255;
+/** Parts: 0 the statewide centres, then (containment, group): 1-3 inside, 4-6 reached only through the accuracy. */
+const STATEWIDE_PART = 0;
+const PARTS = 7;
+const STATE_RANK = jurisdictionRank("state");
 
 function groupOf(kind: AreaKindCode): number {
-  return kind === AREA_BOUNDARY ? 0 : kind === AREA_CITY ? 1 : 2;
+  return kind === AREA_BOUNDARY ? 0 : kind === AREA_COUNTY ? 2 : 1;
+}
+
+/** The part of a member reached through an area of this group at this level (0 inside, 1 through the accuracy). */
+function partOfArea(group: number, level: number): number {
+  return 1 + level * 3 + group;
+}
+
+function matchOfPart(part: number): PsapMatch {
+  return GROUP_MATCH[(part - 1) % 3] as PsapMatch;
 }
 
 /** Quick test on the bounding box alone: can the fix be inside area `a` or within `tDeg` of it? */
@@ -147,6 +165,14 @@ export function rankEntry(
     const cell = gridCellOf(entry.grid, lat, lon);
     const from = cell < 0 ? 0 : (entry.grid.starts[cell] as number);
     const to = cell < 0 ? 0 : (entry.grid.starts[cell + 1] as number);
+    // First the areas that reach the fix, and how: whether a city with centres of its own contains it
+    // decides whether the town around it answers in the city group (the smallest municipality does; a
+    // community never hides its town).
+    const reached = REACHED;
+    reached.length = 0;
+    let insideSmaller = false;
+    let town: NamedArea | null = null;
+    let community: NamedArea | null = null;
     for (let k = from; k < to; k++) {
       const a = entry.grid.items[k] as number;
       if (!mayReach(entry.boxes, a, lat, lon, tDeg, cosLat)) continue;
@@ -161,12 +187,24 @@ export function rankEntry(
       const kind = entry.areaKind[a] as AreaKindCode;
       if (level === INSIDE) {
         if (kind === AREA_COUNTY) county ??= named(entry, a);
-        else if (kind === AREA_CITY || kind === AREA_COMMUNITY) place ??= named(entry, a);
+        else if (kind === AREA_CITY) place ??= named(entry, a);
+        else if (kind === AREA_TOWN) town ??= named(entry, a);
+        else if (kind === AREA_COMMUNITY) community ??= named(entry, a);
+        const hasMembers = (entry.membersAt[a + 1] as number) > (entry.membersAt[a] as number);
+        if (kind === AREA_CITY && hasMembers) insideSmaller = true;
       } else if (kind === AREA_COUNTY && nearCounties++ === 0) {
         nearCounty = named(entry, a);
       }
-      if (kind === AREA_COMMUNITY) continue; // a community has no answering centre of its own
-      const part = groupOf(kind) * 2 + level;
+      reached.push(a, level);
+    }
+    // The fix's place: the municipality around it (a city, else its town), else its community.
+    place ??= town ?? community;
+    for (let r = 0; r < reached.length; r += 2) {
+      const a = reached[r] as number;
+      const level = reached[r + 1] as number;
+      const kind = entry.areaKind[a] as AreaKindCode;
+      if (kind === AREA_TOWN && level === INSIDE && insideSmaller) continue;
+      const part = partOfArea(groupOf(kind), level);
       const end = entry.membersAt[a + 1] as number;
       for (let k = entry.membersAt[a] as number; k < end; k++) {
         const m = entry.members[k] as number;
@@ -210,7 +248,11 @@ function scratchFor(size: number): Scratch {
 // Lists reused by every lookup: the ranking runs start to end without awaiting, so one lookup at a
 // time uses them, and a hot lookup allocates little beyond its answer.
 const TOUCHED: number[] = [];
-const PART_LISTS: number[][] = [[], [], [], [], [], []];
+/** Pairs (area, level) of the areas that reach the fix. */
+const REACHED: number[] = [];
+const PART_LISTS: number[][] = Array.from({ length: PARTS }, () => []);
+/** The part each statewide centre was reached through (its `match`). */
+const STATEWIDE_FROM: number[] = [];
 const PRIMARIES: number[] = [];
 const SECONDARIES: number[] = [];
 const FOLLOWERS: number[] = [];
@@ -230,15 +272,24 @@ function rankInto(
 ): void {
   const { partOf, km } = scratch;
   for (const list of PART_LISTS) list.length = 0;
+  STATEWIDE_FROM.length = 0;
   for (const i of touched) {
     const d = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
     km[i] = d;
-    if (d <= maxDistanceKm) PART_LISTS[partOf[i] as number]?.push(i);
+    if (d > maxDistanceKm) continue;
+    const part = partOf[i] as number;
+    // A statewide centre reached through an area that contains the fix: the fix is in its state.
+    if (part <= 3 && entry.jurisdiction[i] === STATE_RANK) {
+      PART_LISTS[STATEWIDE_PART]?.push(i);
+      STATEWIDE_FROM[i] = part;
+    } else PART_LISTS[part]?.push(i);
   }
-  for (let part = 0; part < PART_LISTS.length && out.length < limit; part++) {
+  const statewide = PART_LISTS[STATEWIDE_PART] as number[];
+  if (statewide.length > 0) emitStatewide(entry, statewide, km, limit, out);
+  for (let part = 1; part < PART_LISTS.length && out.length < limit; part++) {
     const members = PART_LISTS[part] as number[];
     if (members.length === 0) continue;
-    emitPart(entry, members, km, limit - out.length, GROUP_MATCH[part >> 1] as PsapMatch, out);
+    emitPart(entry, members, km, limit - out.length, matchOfPart(part), out);
   }
   if (out.length < limit) {
     // The nearest group, by type, then distance, then id. Candidates come by type, nearest to the centre
@@ -353,6 +404,26 @@ function emitPart(
   while (left > 0 && others.length > 0) {
     pushRecord(out, entry, takeFirst(entry, km, others), km, match);
     left--;
+  }
+}
+
+/**
+ * Appends the statewide centres first: primaries by (distance, id), each followed by its own secondaries,
+ * each record with the match of the area it was reached through.
+ */
+function emitStatewide(
+  entry: RankableEntry,
+  members: readonly number[],
+  km: Float64Array,
+  limit: number,
+  out: PsapRecord[],
+): void {
+  const start = out.length;
+  emitPart(entry, members, km, limit - out.length, "county", out);
+  for (let k = start; k < out.length; k++) {
+    const record = out[k] as PsapRecord;
+    const i = members.find((m) => (entry.psaps[m] as PsapTuple)[0] === record.id);
+    if (i !== undefined) record.match = matchOfPart(STATEWIDE_FROM[i] as number);
   }
 }
 

@@ -1,7 +1,7 @@
 // Where a fix is, in words, and what can be dialled there: the result's `area` and `emergency`.
 import type { EmergencyNumbers, PsapArea } from "../../sdk/src/protocol.ts";
 import { emergencyNumbersFor, locateCountry, withinReachOfUs } from "../emergency/index.ts";
-import { AREA_CITY } from "./format.ts";
+import { AREA_CITY, AREA_TOWN, type AreaKindCode } from "./format.ts";
 import type { NamedArea } from "./rank.ts";
 
 /**
@@ -29,7 +29,7 @@ export function describeArea(
       state,
       county: county?.name ?? near,
       place: place?.name ?? null,
-      place_kind: place ? (place.kind === AREA_CITY ? "city" : "community") : null,
+      place_kind: place ? placeKind(place.kind) : null,
     };
   }
   const located = locateCountry(lat, lon);
@@ -44,6 +44,10 @@ export function describeArea(
     };
   }
   return { country: located.country, state: located.state, county: null, place: null, place_kind: null };
+}
+
+function placeKind(kind: AreaKindCode): PsapArea["place_kind"] {
+  return kind === AREA_CITY ? "city" : kind === AREA_TOWN ? "town" : "community";
 }
 
 export function emergencyNumbersAt(area: PsapArea): EmergencyNumbers {

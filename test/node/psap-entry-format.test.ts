@@ -155,7 +155,7 @@ describe("stored entry", () => {
     const changed = (change: Record<string, unknown>) =>
       `${JSON.stringify({ ...header, ...change })}\n${rings}`;
     for (const change of [
-      { k: [3, 4] },
+      { k: [3, 5] },
       { k: [3] },
       { k: "31" },
       { s: ["Area 0", "IL", "Town"] },

@@ -68,13 +68,13 @@ describe.skipIf(!HAVE_DATA)("FCC Master PSAP Registry v2.295 with the 2019 Censu
     expect(Object.values(s.placement).reduce((a, b) => a + b, 0)).toBe(s.psaps);
     // Every PSAP placed by one of the documented methods, and each one moved is listed with why.
     expect(Object.keys(s.placement).sort()).toEqual(
-      ["census place", "county centroid", "operator building", "registry geocode"].sort(),
+      ["municipality", "county centroid", "operator building", "registry geocode"].sort(),
     );
     for (const m of s.moved) expect(m.why.length).toBeGreaterThan(0);
     expect(s.primaries + s.secondaries).toBe(s.psaps);
     // Every PSAP has exactly one jurisdiction class, and the classes add up.
     expect(Object.values(s.jurisdictions).reduce((a, b) => a + b, 0)).toBe(s.psaps);
-    expect(s.places).toEqual({ read: 29_678, incorporated: 19_465, communities: 10_213 });
+    expect(s.places).toEqual({ read: 29_678, incorporated: 19_465, towns: 0, communities: 10_213 });
     expect(s.withPhone).toBe(0);
     expect(prepared.dataset.dataVersion).toBe(
       "FCC Master PSAP Registry v2.295 (2026-02-06) + Census places (census-places-2019.geojson.gz)",

@@ -96,7 +96,7 @@ describe("FCC registry CSV", () => {
     expect(p.summary.unmatchedCounties).toEqual([{ state: "IL", county: "Atlantis", psaps: 1 }]);
     expect(p.summary.placement).toEqual({
       "operator building": 0,
-      "census place": 0,
+      municipality: 0,
       "registry geocode": 1,
       "county centroid": 4,
     });
@@ -213,7 +213,7 @@ describe("Census places", () => {
     const byId = new Map(p.dataset.psaps.map((x) => [x.id, x]));
     expect(byId.get("105")).toMatchObject({ latitude: 42.045, longitude: -87.69, jurisdiction: "municipal" });
     expect(byId.get("107")).toMatchObject({ jurisdiction: "county" });
-    expect(p.summary.placement["census place"]).toBe(2);
+    expect(p.summary.placement.municipality).toBe(2);
     // Evanston's city limits list its police; the sheriff answers for Lake County.
     const evanston = p.dataset.areas.find((a) => a.id === "1724582");
     expect(evanston).toMatchObject({ kind: "city", name: "Evanston", psapIds: ["105"] });

@@ -79,7 +79,7 @@ describe("lookup equals a brute-force scan", () => {
             pick: fc.nat(),
             radii: fc.array(fc.double({ min: 0.02, max: 2.5, noNaN: true }), { minLength: 3, maxLength: 9 }),
             members: fc.array(fc.nat(), { maxLength: 6 }),
-            kind: fc.constantFrom("boundary", "city", "community", "county" as const),
+            kind: fc.constantFrom("boundary", "city", "town", "community", "county" as const),
           }),
           { maxLength: 6 },
         ),
@@ -105,8 +105,7 @@ describe("lookup equals a brute-force scan", () => {
         });
         const inputs: AreaInput[] = areas.map((a, k) => {
           const at = psaps[a.pick % psaps.length] as IndexedPsap;
-          const ids =
-            a.kind === "community" ? [] : a.members.map((m) => (psaps[m % psaps.length] as IndexedPsap).id);
+          const ids = a.members.map((m) => (psaps[m % psaps.length] as IndexedPsap).id);
           return area(a.kind, `a${k}`, [starRing(at.latitude, at.longitude, a.radii)], ids);
         });
         if (enclosing && Math.abs(centre.lat) + spread * 2 < 89 && spread * 5 < 170) {
@@ -377,7 +376,7 @@ describe("ranking", () => {
     expect(r.psaps[0]?.distance_km).toBe(Math.round(haversineKm(41.5, -87.01, 41.9, -87.9) * 10) / 10);
   });
 
-  it("orders the groups boundary, city, county, then jurisdiction county, regional, state, municipal, special", async () => {
+  it("puts a statewide centre first, then the groups boundary, city, county, then jurisdiction county, regional, state, municipal, special", async () => {
     const at = (id: string, j: IndexedPsap["jurisdiction"], type: IndexedPsap["type"] = "primary") => {
       const p = psap(id, 41.5, -87.5 + Number(id.replace(/\D/g, "")) / 1000, type);
       p.jurisdiction = j;
@@ -406,15 +405,16 @@ describe("ranking", () => {
     const { check } = sameAsReference(ranked);
     const r = await check({ latitude: 41.5, longitude: -87.5, accuracy: 10 });
     expect(r.psaps.map((p) => [p.id, p.match])).toEqual([
+      // A state centre answers every 911 call of its state: first wherever an area holding it contains the fix.
+      ["t5", "county"],
       ["b6", "boundary"],
       ["y7", "city"],
       // The secondary's primary is in the county group, not the city group: it stays a secondary of the city.
       ["sec8", "city"],
       ["c3", "county"],
-      ["r4", "county"],
     ]);
     const county = await sameAsReference(ranked).check({ latitude: 41.8, longitude: -87.2, accuracy: 10 }, 5);
-    expect(county.psaps.map((p) => p.id)).toEqual(["c3", "r4", "t5", "m1", "s2"]);
+    expect(county.psaps.map((p) => p.id)).toEqual(["t5", "c3", "r4", "m1", "s2"]);
   });
 
   it("puts a secondary right after its handled_by primary", async () => {
