@@ -4,6 +4,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundlePaths } from "../data/bundle/build.ts";
 import { prepareImport } from "../data/import/pipeline.ts";
+import { SHIPPED_OPERATOR_FILES } from "../data/import/shipped.ts";
 import { buildIndex } from "../data/index/build.ts";
 import type { PsapDataset } from "../data/index/dataset.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
@@ -18,8 +19,16 @@ import {
 } from "./accuracy.ts";
 
 export const ACCURACY_MARKER = "<!-- section: accuracy (owner: psap) -->";
-/** The truth sets: the one the import's rules were developed against, and the one held out. */
-export const TRUTH_FILES = ["bench/truth/places.csv", "bench/truth/holdout.csv"] as const;
+/**
+ * The truth sets, in pairs: the places the import's rules were developed against, and those held out
+ * (bench/truth/README.md); the second pair is in the states where towns and townships govern.
+ */
+export const TRUTH_FILES = [
+  "bench/truth/places.csv",
+  "bench/truth/holdout.csv",
+  "bench/truth/towns.csv",
+  "bench/truth/towns-holdout.csv",
+] as const;
 
 export interface BundleComparison {
   places: number;
@@ -32,15 +41,14 @@ export interface BundleComparison {
 }
 
 export interface AccuracyBench {
+  /** The default import at full resolution: the four shared files and the shipped operator files. */
   full: AccuracyResult[];
+  /** The same without the shipped operator files (data/overrides/): the import's rules alone. */
+  rulesOnly: AccuracyResult[];
+  /** The bundle `npm run dev` serves, with the shipped operator files, as the dev script imports it. */
   bundle: AccuracyResult[];
-  /** Full resolution plus the committed operator overrides (data/overrides/), when there are any. */
-  withOverrides: AccuracyResult[];
   comparison: BundleComparison;
 }
-
-/** The committed operator override files: facts the registry cannot tell, measured apart from the rules. */
-export const OVERRIDE_FILES = ["data/overrides/psap-overrides.csv"] as const;
 
 async function compareBundle(
   full: PsapDataset,
@@ -71,15 +79,16 @@ export async function benchAccuracy(
 ): Promise<AccuracyBench> {
   const files = TRUTH_FILES.filter((f) => existsSync(join(root, f)));
   if (files.length === 0) throw new Error("no truth set in bench/truth/");
-  log("accuracy: importing the full-resolution data and the bundle");
-  const full = await fullResolutionDataset(dataDir);
-  const bundle = (await prepareImport(bundlePaths())).dataset;
-  const overrides = OVERRIDE_FILES.map((f) => join(root, f)).filter((f) => existsSync(f));
-  const withOverrides = overrides.length > 0 ? await fullResolutionDataset(dataDir, overrides) : null;
+  log(
+    "accuracy: importing the full-resolution data (with and without the shipped operator files) and the bundle",
+  );
+  const full = await fullResolutionDataset(dataDir, SHIPPED_OPERATOR_FILES);
+  const rulesOnly = await fullResolutionDataset(dataDir);
+  const bundle = (await prepareImport([...bundlePaths(), ...SHIPPED_OPERATOR_FILES])).dataset;
   const out: AccuracyBench = {
     full: [],
+    rulesOnly: [],
     bundle: [],
-    withOverrides: [],
     comparison: { places: 0, firstDiffers: 0, borderMoved: 0, other: [] },
   };
   const all: TruthPlace[] = [];
@@ -87,9 +96,8 @@ export async function benchAccuracy(
     const places = readTruth(join(root, file));
     all.push(...places);
     out.full.push(await measureAccuracy(full, places, file));
+    out.rulesOnly.push(await measureAccuracy(rulesOnly, places, `${file} (rules alone)`));
     out.bundle.push(await measureAccuracy(bundle, places, `${file} (bundle)`));
-    if (withOverrides)
-      out.withOverrides.push(await measureAccuracy(withOverrides, places, `${file} (with overrides)`));
     const f = out.full[out.full.length - 1] as AccuracyResult;
     log(`  accuracy ${file}: top 1 ${f.top1_pct} %, top 5 ${f.top5_pct} % of ${f.places}`);
   }
@@ -106,28 +114,31 @@ export function accuracyMarkdown(bench: AccuracyBench, when: string): string {
     "At real places whose answering 911 centre is known from public sources (`bench/truth/`: city",
     "halls, unincorporated communities, consolidated centres, state lines, New York's boroughs,",
     "tribal lands, territories, small towns, cities across county lines, big cities with many PSAPs",
-    "registered in them; every row says why, `bench/truth/README.md` how it was established), is the first PSAP the one",
-    "that answers, and is it in the top 5? A fix as a phone gives it outdoors (accuracy 20 m). The",
-    "first file is the set the import's rules were developed against; the second was held out and",
-    "only measured. Figures of `npm run bench -- --only accuracy` at " + when + ", full-resolution data",
-    "(`../shared/psap-data`):",
+    "registered in them, and the towns and townships of New England, New Jersey, New York, Pennsylvania,",
+    "Michigan, Wisconsin and Minnesota; every row says why, `bench/truth/README.md` how it was established),",
+    "is the first PSAP the one that answers, and is it in the top 5? A fix as a phone gives it outdoors",
+    "(accuracy 20 m). Of each pair of files, the first is the set the import's rules were developed against;",
+    "the second was held out and only measured. Figures of `npm run bench -- --only accuracy` at " +
+      when +
+      ",",
+    "full-resolution data (`../shared/psap-data`, the four files) imported as the CLI does, with the operator",
+    "files the project ships (`data/overrides/`: member towns of regional centres, and overrides):",
     "",
   ];
   for (const r of bench.full) lines.push(formatAccuracy(r), "");
-  const b = bench.bundle.map((r) => `${r.file}: top 1 ${r.top1_pct} %, top 5 ${r.top5_pct} %`).join("; ");
-  if (bench.withOverrides.length > 0) {
-    const o = bench.withOverrides
-      .map((r) => `${r.file.replace(" (with overrides)", "")}: top 1 ${r.top1_pct} %, top 5 ${r.top5_pct} %`)
+  const summary = (results: readonly AccuracyResult[], suffix: string) =>
+    results
+      .map((r) => `${r.file.replace(suffix, "")}: top 1 ${r.top1_pct} %, top 5 ${r.top5_pct} %`)
       .join("; ");
-    lines.push(
-      `The figures above are the import's rules alone. With the operator overrides of \`data/overrides/\``,
-      `(facts the registry's names cannot tell, each documented there) added to the same import: ${o}.`,
-      "",
-    );
-  }
+  lines.push(
+    `The import's rules alone, without the shipped operator files (\`--no-shipped-overrides\`):`,
+    `${summary(bench.rulesOnly, " (rules alone)")}.`,
+    "",
+  );
+  const b = summary(bench.bundle, " (bundle)");
   const c = bench.comparison;
   lines.push(
-    `The bundle \`npm run dev\` serves (places simplified to about 100 m): ${b}. Its first PSAP differs from the`,
+    `The bundle \`npm run dev\` serves (places and towns simplified to 100 m): ${b}. Its first PSAP differs from the`,
     `full-resolution one at ${c.firstDiffers} of ${c.places} places, ${c.borderMoved} of them where the simplified`,
     `border puts the point in another place or county${c.other.length > 0 ? `, ${c.other.length} for another reason (${c.other.map((o) => o.id).join(", ")})` : ""}.`,
     "",

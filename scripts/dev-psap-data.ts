@@ -14,7 +14,7 @@ export interface LoadedPsapData {
 }
 
 export const FULL_RESOLUTION_IMPORT =
-  "npm run psap:import -- ../shared/psap-data/fcc_master_psap_registry_v2.295.csv ../shared/psap-data/psap_registry.json ../shared/psap-data/census-places-2019.geojson.gz";
+  "npm run psap:import -- ../shared/psap-data/fcc_master_psap_registry_v2.295.csv ../shared/psap-data/psap_registry.json ../shared/psap-data/census-places-2019.geojson.gz ../shared/psap-data/town-boundaries.geojson.gz";
 
 export async function loadPsapData(
   persistTo: string | undefined,

@@ -1,14 +1,16 @@
 // `npm run psap:bundle [-- --data DIR]`: builds the compact real-data bundle that `npm run dev` loads on a
-// fresh clone, from the public sources in ../shared/psap-data (the FCC registry, its 2017 geocodes and the
-// Census places). The same sources give the same bytes: every step is deterministic and gzip writes no time.
+// fresh clone, from the public sources in ../shared/psap-data (the FCC registry, its 2017 geocodes, the
+// Census places and the town boundaries). The same sources give the same bytes: every step is
+// deterministic and gzip writes no time.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
+import type { FeatureCollection } from "geojson";
 import { readFccCsv } from "../import/read-fcc-csv.ts";
+import { simplifyAreas } from "./simplify.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 export const BUNDLE_DIR = join(ROOT, "data/bundle");
@@ -18,6 +20,7 @@ export const SOURCES = {
   registry: "fcc_master_psap_registry_v2.295.csv",
   geocodes: "psap_registry.json",
   places: "census-places-2019.geojson.gz",
+  towns: "town-boundaries.geojson.gz",
 } as const;
 
 /** The bundle's files, in the order `npm run psap:import` takes them. */
@@ -25,16 +28,23 @@ export const BUNDLE_FILES = {
   registry: "fcc_master_psap_registry_v2.295.csv.gz",
   geocodes: "psap_registry_2017_geocodes.json.gz",
   places: "census-places-2019-100m.topojson.gz",
+  towns: "town-boundaries-100m.topojson.gz",
 } as const;
 
 export function bundlePaths(dir: string = BUNDLE_DIR): string[] {
-  return [BUNDLE_FILES.registry, BUNDLE_FILES.geocodes, BUNDLE_FILES.places].map((f) => join(dir, f));
+  return [BUNDLE_FILES.registry, BUNDLE_FILES.geocodes, BUNDLE_FILES.places, BUNDLE_FILES.towns].map((f) =>
+    join(dir, f),
+  );
 }
 
 /** Census place properties the import reads; the rest are dropped. */
-const PLACE_FIELDS = "GEOID,STATEFP,NAME,NAMELSAD,CLASSFP,FUNCSTAT,INTPTLAT,INTPTLON";
-/** Borders move by at most about this much (Visvalingam / Douglas-Peucker interval, metres). */
+const PLACE_FIELDS = ["GEOID", "STATEFP", "NAME", "NAMELSAD", "CLASSFP", "FUNCSTAT", "INTPTLAT", "INTPTLON"];
+/** Town properties the import reads. */
+const TOWN_FIELDS = ["STATEFP", "COUNTYFP", "GEOID", "NAME", "NAMELSAD", "kind"];
+/** No border moves farther than this (Douglas-Peucker tolerance per shared arc, metres). */
 export const SIMPLIFY_INTERVAL_M = 100;
+/** Points per axis of the TopoJSON grid over each layer (about a metre or less). */
+const QUANTIZATION = 1_000_000;
 
 function gzip(bytes: Buffer | string): Buffer {
   return gzipSync(bytes, { level: 9 });
@@ -58,19 +68,16 @@ function reduceGeocodes(json: unknown, current: ReadonlySet<string>): string {
   return JSON.stringify(kept);
 }
 
-/** Census places simplified with mapshaper (about SIMPLIFY_INTERVAL_M), as TopoJSON. */
-async function simplifyPlaces(geojson: Buffer): Promise<Buffer> {
-  const require = createRequire(import.meta.url);
-  const mapshaper = require("mapshaper") as {
-    applyCommands(cmd: string, input: Record<string, Buffer>): Promise<Record<string, Buffer | string>>;
-  };
-  const out = await mapshaper.applyCommands(
-    `-i places.json -filter-fields ${PLACE_FIELDS} -simplify interval=${SIMPLIFY_INTERVAL_M} keep-shapes -o places.topojson format=topojson quantization=1000000`,
-    { "places.json": geojson },
-  );
-  const topo = out["places.topojson"];
-  if (topo === undefined) throw new Error("mapshaper wrote no output");
-  return Buffer.from(topo);
+/** A layer of areas simplified (simplify.ts) and written as TopoJSON. */
+function simplifiedLayer(geojson: Buffer, layer: string, fields: readonly string[]): Buffer {
+  const fc = JSON.parse(geojson.toString("utf8")) as FeatureCollection;
+  const out = simplifyAreas(fc, {
+    layer,
+    fields,
+    toleranceM: SIMPLIFY_INTERVAL_M,
+    quantization: QUANTIZATION,
+  });
+  return Buffer.from(JSON.stringify(out.topology));
 }
 
 export interface BuiltBundle {
@@ -85,12 +92,14 @@ export async function buildBundle(dataDir: string, outDir: string = BUNDLE_DIR):
   const registry = read(SOURCES.registry);
   const geocodes = read(SOURCES.geocodes);
   const places = read(SOURCES.places);
+  const towns = read(SOURCES.towns);
   const current = new Set(readFccCsv(SOURCES.registry, registry.toString("utf8")).rows.map((r) => r.id));
   const placesJson = gunzipSync(places);
   const outputs: [string, Buffer][] = [
     [BUNDLE_FILES.registry, gzip(registry)],
     [BUNDLE_FILES.geocodes, gzip(reduceGeocodes(JSON.parse(geocodes.toString("utf8")), current))],
-    [BUNDLE_FILES.places, gzip(await simplifyPlaces(placesJson))],
+    [BUNDLE_FILES.places, gzip(simplifiedLayer(placesJson, "places", PLACE_FIELDS))],
+    [BUNDLE_FILES.towns, gzip(simplifiedLayer(gunzipSync(towns), "towns", TOWN_FIELDS))],
   ];
   mkdirSync(outDir, { recursive: true });
   for (const [name, bytes] of outputs) writeFileSync(join(outDir, name), bytes);
@@ -100,6 +109,7 @@ export async function buildBundle(dataDir: string, outDir: string = BUNDLE_DIR):
       { name: SOURCES.registry, sha256: sha256(registry) },
       { name: SOURCES.geocodes, sha256: sha256(geocodes) },
       { name: SOURCES.places, sha256: sha256(places) },
+      { name: SOURCES.towns, sha256: sha256(towns) },
     ],
     psaps: current.size,
     places: (JSON.parse(placesJson.toString("utf8")) as { features: unknown[] }).features.length,

@@ -84,6 +84,17 @@ function ringCentroid(ring: readonly Position[]): [number, number] {
   return [lon, cy / (3 * a)];
 }
 
+/**
+ * A county equivalent as a dispatcher says it. An independent city (Virginia's, Baltimore, St. Louis: FIPS
+ * 510 and up, not a consolidated city such as Carson City) shares its name with a county of the same
+ * state ("Richmond" is both): it is "Richmond city", as the Census writes it, so that the two never read
+ * alike. The rest keep their us-atlas name ("Cook", "Orleans", "Anchorage").
+ */
+export function dispatcherCountyName(fips: string, name: string): string {
+  const independentCity = Number(fips.slice(2)) >= 510 && !/\bcity$/i.test(name);
+  return independentCity ? `${name} city` : name;
+}
+
 let cached: County[] | undefined;
 
 /** Every county and county equivalent of us-atlas (50 states, DC, PR and the island areas). */
@@ -109,7 +120,7 @@ export function loadCounties(): County[] {
     return {
       fips,
       state: STATE_BY_FIPS[fips.slice(0, 2)] ?? "??",
-      name: f.properties.name,
+      name: dispatcherCountyName(fips, f.properties.name),
       rings,
       geometry: decodeRings(encodeRings(rings)),
       centroid: ringCentroid(best),

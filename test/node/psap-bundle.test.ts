@@ -7,6 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { BUNDLE_DIR, BUNDLE_FILES, buildBundle, bundlePaths } from "../../data/bundle/build.ts";
 import { prepareImport } from "../../data/import/pipeline.ts";
+import { SHIPPED_OPERATOR_FILES } from "../../data/import/shipped.ts";
 import { buildIndex } from "../../data/index/build.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import { lookupPsaps } from "../../src/psap/lookup.ts";
@@ -24,7 +25,8 @@ describe("the committed bundle", () => {
   describe("answers with the real answering centres", () => {
     let store: MemoryPsapStore;
     beforeAll(async () => {
-      const prepared = await prepareImport(bundlePaths());
+      // As the dev script imports it: the bundle, and the operator files the project ships.
+      const prepared = await prepareImport([...bundlePaths(), ...SHIPPED_OPERATOR_FILES]);
       store = MemoryPsapStore.fromIndex(buildIndex(prepared.dataset));
     }, 120_000);
 
@@ -42,6 +44,17 @@ describe("the committed bundle", () => {
     });
     it("in San Juan: one of Puerto Rico's two 911 centres", async () => {
       expect(["8558", "5942"]).toContain((await first(18.4655, -66.1057))?.id);
+    });
+    it("in Cherry Hill, NJ: the township's police, and the township named as the place", async () => {
+      const r = await lookupPsaps(store, { latitude: 39.9026, longitude: -74.9994, accuracy: 20 });
+      expect(r.area).toMatchObject({ state: "NJ", county: "Camden", place: "Cherry Hill", place_kind: "town" });
+      expect(r.psaps[0]).toMatchObject({ id: "4703", match: "city" });
+    });
+    it("in Pennsauken, NJ: Camden County's communications centre (its member list)", async () => {
+      expect(await first(39.9562, -75.0577)).toMatchObject({ id: "4694", match: "city" });
+    });
+    it("in New Hampshire: the state's 911 centre first, before any county centre", async () => {
+      expect(["4670", "8437"]).toContain((await first(42.8865, -71.3257))?.id);
     });
     it("in rural Wyoming: the county's own centre (Sublette County, Park County)", async () => {
       expect(await first(42.75, -109.85)).toMatchObject({ id: "7651", match: "county" });

@@ -417,6 +417,99 @@ describe("ranking", () => {
     expect(county.psaps.map((p) => p.id)).toEqual(["t5", "c3", "r4", "m1", "s2"]);
   });
 
+  it("puts the areas that contain the fix before those reached only through its accuracy, whatever their group", async () => {
+    // A 20 m fix in a county, 300 m outside a city whose centre is nearer: the county's centre comes first.
+    const county = psap("county-c", 41.2, -87.8);
+    const city = psap("city-c", 41.5, -87.5);
+    city.jurisdiction = "municipal";
+    const kmPerDegLon = haversineKm(41.5, -87, 41.5, -86);
+    const cityEast = -87.5 + 1 / kmPerDegLon;
+    const containment: PsapDataset = {
+      dataVersion: "containment",
+      psaps: [county, city],
+      areas: [
+        area("county", "cty", [square], ["county-c"]),
+        area("city", "c1", [rectangle(41.45, -87.55, 41.55, cityEast)], ["city-c"]),
+      ],
+    };
+    const { check } = sameAsReference(containment);
+    const outside = await check({ latitude: 41.5, longitude: cityEast + 0.3 / kmPerDegLon, accuracy: 20 });
+    expect(outside.psaps.map((p) => [p.id, p.match])).toEqual([
+      ["county-c", "county"],
+      ["city-c", "city"],
+    ]);
+    const inside = await check({ latitude: 41.5, longitude: -87.5, accuracy: 20 });
+    expect(inside.psaps.map((p) => p.id)).toEqual(["city-c", "county-c"]);
+  });
+
+  it("answers in the smallest municipality with a centre: a village's police before its town's, a community hides nothing", async () => {
+    const town = psap("town-pd", 41.5, -87.6);
+    const village = psap("village-pd", 41.5, -87.4);
+    const tribal = psap("community-pd", 41.3, -87.3);
+    for (const p of [town, village, tribal]) p.jurisdiction = "municipal";
+    const countyPsap = psap("county-c", 41.9, -87.9);
+    const nested: PsapDataset = {
+      dataVersion: "nested",
+      psaps: [town, village, tribal, countyPsap],
+      areas: [
+        area("county", "cty", [square], ["county-c"]),
+        { ...area("town", "t1", [rectangle(41.1, -87.9, 41.9, -87.1)], ["town-pd"]), name: "Colonie" },
+        { ...area("city", "v1", [rectangle(41.4, -87.45, 41.6, -87.35)], ["village-pd"]), name: "Menands" },
+        {
+          ...area("community", "cdp", [rectangle(41.25, -87.35, 41.35, -87.25)], ["community-pd"]),
+          name: "Latham",
+        },
+      ],
+    };
+    const { check } = sameAsReference(nested);
+    const inVillage = await check({ latitude: 41.5, longitude: -87.4, accuracy: 20 });
+    expect(inVillage.area).toMatchObject({ place: "Menands", place_kind: "city" });
+    // The town's centre does not answer in the city group there (here it is registered in no area).
+    expect(inVillage.psaps.map((p) => [p.id, p.match])).toEqual([
+      ["village-pd", "city"],
+      ["county-c", "county"],
+      ["town-pd", "nearest"],
+      ["community-pd", "nearest"],
+    ]);
+    const inTown = await check({ latitude: 41.5, longitude: -87.7, accuracy: 20 });
+    expect(inTown.area).toMatchObject({ place: "Colonie", place_kind: "town" });
+    expect(inTown.psaps[0]?.id).toBe("town-pd");
+    // A census-designated community inside the town: the town is the place, and its centre still answers.
+    const inCommunity = await check({ latitude: 41.3, longitude: -87.3, accuracy: 20 });
+    expect(inCommunity.area).toMatchObject({ place: "Colonie", place_kind: "town" });
+    expect(
+      inCommunity.psaps
+        .map((p) => p.id)
+        .slice(0, 2)
+        .sort(),
+    ).toEqual(["community-pd", "town-pd"]);
+  });
+
+  it("puts a statewide centre first only where an area holding it contains the fix", async () => {
+    const statewide = psap("state-c", 43.2, -71.5);
+    statewide.jurisdiction = "state";
+    const local = psap("local", 42.9, -71.4);
+    const neighbour = psap("neighbour", 42.7, -71.4);
+    const nh: PsapDataset = {
+      dataVersion: "statewide",
+      psaps: [statewide, local, neighbour],
+      areas: [
+        area("county", "nh", [rectangle(42.8, -72, 43.5, -71)], ["state-c", "local"]),
+        area("county", "ma", [rectangle(42.3, -72, 42.79, -71)], ["neighbour"]),
+      ],
+    };
+    const { check } = sameAsReference(nh);
+    const inside = await check({ latitude: 42.9, longitude: -71.4, accuracy: 20 });
+    expect(inside.psaps.map((p) => [p.id, p.match])).toEqual([
+      ["state-c", "county"],
+      ["local", "county"],
+      ["neighbour", "nearest"],
+    ]);
+    // Across the line, the statewide centre is reached only through the accuracy: the fix's own county first.
+    const across = await check({ latitude: 42.7951, longitude: -71.4, accuracy: 500 });
+    expect(across.psaps.map((p) => p.id)).toEqual(["neighbour", "local", "state-c"]);
+  });
+
   it("puts a secondary right after its handled_by primary", async () => {
     const primary = psap("p1", 41.7, -87.2);
     primary.jurisdiction = "municipal";
