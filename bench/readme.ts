@@ -1,4 +1,4 @@
-// Writes the README's Performance section from bench/results/latest.json (and the kept runs of
+// Writes the Performance section of bench/README.md from bench/results/latest.json (and the kept runs of
 // bench/results/history): every figure and every goal's verdict comes from the JSON, so no claim
 // can outlive its figure. `npm run bench` ends with it; `npm run bench -- --readme-only` reruns it.
 import { checkGoals, type GoalCheck } from "./goals.ts";

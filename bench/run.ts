@@ -1,7 +1,7 @@
 // `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,load] [--datasets ...] [--data DIR]
 // [--seed N] [--state-dir DIR] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
 // (the issue's shape), latest-detail.json (everything else measured), a copy in results/history,
-// the README's Performance section, generated from those figures; `accuracy` writes its own section and results/accuracy.json.
+// bench/README.md's Performance section, generated from those figures; `accuracy` writes its own section there and results/accuracy.json.
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism, constants as osConstants } from "node:os";
@@ -41,7 +41,8 @@ const RESULTS_DIR = join(REPO_ROOT, "bench", "results");
 const LATEST = join(RESULTS_DIR, "latest.json");
 const DETAIL = join(RESULTS_DIR, "latest-detail.json");
 const HISTORY = join(RESULTS_DIR, "history");
-const README = join(REPO_ROOT, "README.md");
+/** Where the bench writes its generated figures (the front page links there). */
+const README = join(REPO_ROOT, "bench", "README.md");
 
 const { values } = parseArgs({
   options: {
@@ -81,7 +82,7 @@ function infoOf(detail: RunDetail | undefined): RunInfo {
   return info;
 }
 
-/** Rewrites the README's Performance section from latest.json, the kept runs and the detail file. */
+/** Rewrites bench/README.md's Performance section from latest.json, the kept runs and the detail file. */
 function writeReadme(results: BenchResults, info: RunInfo): void {
   const readme = readFileSync(README, "utf8");
   writeFileSync(
@@ -94,11 +95,11 @@ if (values["readme-only"]) {
   const latest = readJson<unknown>(LATEST);
   const problems = latest === undefined ? ["no bench/results/latest.json"] : resultsShapeProblems(latest);
   if (problems.length > 0) {
-    console.error(`bench: cannot regenerate the README:\n${problems.join("\n")}`);
+    console.error(`bench: cannot regenerate bench/README.md:\n${problems.join("\n")}`);
     process.exit(1);
   }
   writeReadme(latest as BenchResults, infoOf(readJson<RunDetail>(DETAIL)));
-  console.log("bench: README Performance section regenerated from bench/results/latest.json");
+  console.log("bench: bench/README.md Performance section regenerated from bench/results/latest.json");
   process.exit(0);
 }
 
@@ -415,7 +416,7 @@ async function main(): Promise<number> {
   writeFileSync(DETAIL, `${JSON.stringify(detail, null, 2)}\n`);
   if (problems.length > 0) {
     console.error(
-      `bench: results do not have the issue's shape (README left as it was):\n${problems.join("\n")}`,
+      `bench: results do not have the issue's shape (bench/README.md left as it was):\n${problems.join("\n")}`,
     );
     return 1;
   }
@@ -427,7 +428,7 @@ async function main(): Promise<number> {
   for (const g of goals)
     console.log(`${g.met === null ? "n/a    " : g.met ? "met    " : "NOT met"}  ${g.goal}: ${g.figure}`);
   console.log(
-    `\nwrote bench/results/latest.json, latest-detail.json${complete ? ", a history entry" : ""} and README's Performance section in ${detail.seconds} s`,
+    `\nwrote bench/results/latest.json, latest-detail.json${complete ? ", a history entry" : ""} and bench/README.md's Performance section in ${detail.seconds} s`,
   );
   return failures > 0 ? 1 : 0;
 }

@@ -1,11 +1,11 @@
 // Cuts the us-atlas county shapes into one small file per state for the counselor console's map
 // (public/demo/counties/<state>.json, git-ignored). Run by `npm run build:sdk`; deterministic.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join } from "node:path";
 import type { MultiPolygon, Polygon } from "geojson";
 import { feature } from "topojson-client";
 import type { GeometryCollection, Topology } from "topojson-specification";
+import { syncDir } from "./sync-dir.ts";
 
 const require = createRequire(import.meta.url);
 
@@ -32,7 +32,7 @@ export interface CountyShape {
   rings: number[][];
 }
 
-/** Writes one file per state; returns what it wrote, for the build's report. */
+/** Writes one file per state (only those that change); returns how many and their size, for the build's report. */
 export function buildCountyShapes(outDir: string): { files: number; bytes: number } {
   const atlasPath = require.resolve("us-atlas/counties-10m.json");
   const version = (
@@ -56,14 +56,15 @@ export function buildCountyShapes(outDir: string): { files: number; bytes: numbe
     list.push({ id, name: f.properties?.name ?? id, rings });
     byState.set(state, list);
   }
-  rmSync(outDir, { recursive: true, force: true });
-  mkdirSync(outDir, { recursive: true });
-  let bytes = 0;
+  const files = new Map<string, string>();
   for (const [state, list] of [...byState].sort(([a], [b]) => a.localeCompare(b))) {
     list.sort((a, b) => a.id.localeCompare(b.id));
-    const text = JSON.stringify({ source: `us-atlas ${version} counties-10m.json`, state, counties: list });
-    writeFileSync(join(outDir, `${state}.json`), text);
-    bytes += text.length;
+    files.set(
+      `${state}.json`,
+      JSON.stringify({ source: `us-atlas ${version} counties-10m.json`, state, counties: list }),
+    );
   }
+  // Only the files whose bytes change are written: a dev server serving them does not reload for nothing.
+  const { bytes } = syncDir(outDir, files);
   return { files: byState.size, bytes };
 }

@@ -1,17 +1,25 @@
-// Builds the two browser SDKs: minified ES modules and .d.ts in sdk/dist, all copied to public/sdk.
-// Fails when a module is over its gzipped budget. Run with `npm run build:sdk`.
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+// Builds the two browser SDKs: minified ES modules and .d.ts in sdk/dist, served from public/sdk, and the
+// console map's county outlines in public/demo/counties. Fails when a module is over its gzipped budget.
+// `npm run build:sdk [-- --out DIR]`: DIR (default public/) is the folder a server serves; for another
+// folder, the pages of public/ are copied there too, so a test server can serve its own copy and never
+// touch what a running `npm run dev` serves. Only files whose bytes change are written.
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { type BuildOptions, build } from "esbuild";
 import ts from "typescript";
 import { buildCountyShapes } from "./build-county-shapes.ts";
+import { filesUnder, readTree, shown, syncDir } from "./sync-dir.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const src = join(root, "sdk/src");
 const dist = join(root, "sdk/dist");
-const served = join(root, "public/sdk");
+/** The committed static folder `wrangler dev` serves (wrangler.toml's [assets]). */
+export const PUBLIC_DIR = join(root, "public");
+/** What the build adds to a served folder (git-ignored in public/). */
+export const GENERATED = ["sdk/", "demo/counties/"];
 const modules = ["patient", "counselor"];
 /** Each module, minified and gzipped, must stay within this many bytes. */
 const BUDGET = 4096;
@@ -35,10 +43,10 @@ export function bundleOptions(module: string): BuildOptions {
 }
 
 async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { out: { type: "string" } } });
+  const out = resolve(root, values.out ?? PUBLIC_DIR);
   rmSync(dist, { recursive: true, force: true });
-  rmSync(served, { recursive: true, force: true });
   mkdirSync(dist, { recursive: true });
-  mkdirSync(served, { recursive: true });
   let over = false;
   for (const m of modules) {
     const file = join(dist, `${m}.js`);
@@ -47,24 +55,29 @@ async function main(): Promise<void> {
     const gz = gzipSync(code, { level: 9 }).length;
     const ok = gz <= BUDGET;
     over ||= !ok;
-    copyFileSync(file, join(served, `${m}.js`));
     console.log(
       `sdk/dist/${m}.js  ${code.length} B minified, ${gz} B gzipped (budget ${BUDGET} B) ${ok ? "ok" : "OVER BUDGET"}`,
     );
   }
   emitDeclarations();
-  // The typings are served too (/sdk/patient.d.ts imports ./protocol.js, ./core/...): copy the whole tree.
-  for (const file of walk(dist)) {
-    if (!file.endsWith(".d.ts")) continue;
-    const target = join(served, relative(dist, file));
-    mkdirSync(dirname(target), { recursive: true });
-    copyFileSync(file, target);
+  if (out !== PUBLIC_DIR) {
+    // The pages and headers of public/, so that the folder serves on its own.
+    const pages = syncDir(out, readTree(PUBLIC_DIR, GENERATED), GENERATED);
+    console.log(`${shown(root, out)}/: the pages of public/ (${pages.written} written)`);
   }
-  console.log("copied to public/sdk/ (served at /sdk/patient.js, /sdk/counselor.js and their .d.ts)");
-  // The counselor console's map outlines (not part of the SDKs, but built with them so pages have them).
-  const shapes = buildCountyShapes(join(root, "public/demo/counties"));
+  // The modules and their typings (/sdk/patient.d.ts imports ./protocol.js, ./core/...): the whole tree.
+  const served = new Map<string, Uint8Array>();
+  for (const name of filesUnder(dist)) {
+    if (name.endsWith(".js") || name.endsWith(".d.ts")) served.set(name, readFileSync(join(dist, name)));
+  }
+  const sdk = syncDir(join(out, "sdk"), served);
   console.log(
-    `public/demo/counties/: ${shapes.files} states' county outlines, ${shapes.bytes} B (from us-atlas)`,
+    `${shown(root, out)}/sdk/: ${served.size} files, ${sdk.written} written (served at /sdk/patient.js, /sdk/counselor.js and their .d.ts)`,
+  );
+  // The counselor console's map outlines (not part of the SDKs, but built with them so pages have them).
+  const shapes = buildCountyShapes(join(out, "demo/counties"));
+  console.log(
+    `${shown(root, out)}/demo/counties/: ${shapes.files} states' county outlines, ${shapes.bytes} B (from us-atlas)`,
   );
   if (over) {
     console.error("build-sdk: a module is over its size budget");
@@ -98,18 +111,12 @@ function emitDeclarations(): void {
     console.error(ts.formatDiagnostics(diagnostics, ts.createCompilerHost({})));
     process.exit(1);
   }
-  for (const file of walk(dist)) {
-    if (!file.endsWith(".d.ts")) continue;
+  for (const name of filesUnder(dist)) {
+    if (!name.endsWith(".d.ts")) continue;
+    const file = join(dist, name);
     const text = readFileSync(file, "utf8");
     writeFileSync(file, text.replace(/(from\s+["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2"));
   }
-}
-
-function walk(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? walk(path) : [path];
-  });
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

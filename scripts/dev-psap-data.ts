@@ -1,11 +1,16 @@
-// The PSAP data `npm run dev` loads into the local index: the real FCC registry with Census city limits
-// from the committed bundle (data/bundle/), or the demo set with `--demo`. The import CLI does the work,
-// and does nothing when an index is loaded already (--if-empty).
+// The PSAP data `npm run dev` serves. One way to ask for it: `npm run dev` serves the real FCC registry
+// with Census city limits (the committed bundle, data/bundle/), `npm run dev -- --demo` the fictional demo
+// set. The local index is imported only when it does not hold what was asked for: an empty index, the demo
+// set without --demo, or anything else with --demo. An index an operator imported by hand (full
+// resolution, a newer registry) is kept by `npm run dev`; --demo replaces it. The import CLI does the work.
 import { join } from "node:path";
 import { bundlePaths } from "../data/bundle/build.ts";
 import { WranglerKvTarget } from "../data/import/kv.ts";
 import { readCurrentManifest } from "../data/import/publish.ts";
-import { ROOT, runNode, warn } from "./dev-run.ts";
+import { log, ROOT, runNode, warn } from "./dev-run.ts";
+
+/** The `data_version` of the demo set (the import CLI's label for `--demo`). */
+export const DEMO_DATA_VERSION = "demo";
 
 /** What the banner says about the loaded data, and how to load the full-resolution or a newer registry. */
 export interface LoadedPsapData {
@@ -16,19 +21,33 @@ export interface LoadedPsapData {
 export const FULL_RESOLUTION_IMPORT =
   "npm run psap:import -- ../shared/psap-data/fcc_master_psap_registry_v2.295.csv ../shared/psap-data/psap_registry.json ../shared/psap-data/census-places-2019.geojson.gz ../shared/psap-data/town-boundaries.geojson.gz";
 
+/** Whether the loaded index (its `data_version`, or null when empty) is what `npm run dev` was asked for. */
+export function servesWhatWasAsked(loaded: string | null, demo: boolean): boolean {
+  if (loaded === null) return false;
+  return demo ? loaded === DEMO_DATA_VERSION : loaded !== DEMO_DATA_VERSION;
+}
+
 export async function loadPsapData(
   persistTo: string | undefined,
   demo: boolean,
 ): Promise<LoadedPsapData | null> {
+  const store = new WranglerKvTarget({ remote: false, cwd: ROOT, persistTo });
+  const current = await readCurrentManifest(store).catch(() => null);
+  if (current && servesWhatWasAsked(current.data_version, demo))
+    return { dataVersion: current.data_version, psaps: current.psaps };
+  const what = demo ? "the demo PSAP data" : "the real PSAP data (data/bundle)";
+  log(`loading ${what}${current ? ` in place of ${current.data_version}` : ""}`);
   const cli = join(ROOT, "data/import/cli.ts");
-  const store = persistTo === undefined ? [] : ["--persist-to", persistTo];
   const inputs = demo ? ["--demo"] : bundlePaths();
-  const { code, output } = await runNode([cli, ...inputs, "--if-empty", ...store]);
+  const { code, output } = await runNode([
+    cli,
+    ...inputs,
+    ...(persistTo === undefined ? [] : ["--persist-to", persistTo]),
+  ]);
   if (code !== 0) {
-    const what = demo ? "the demo PSAP data" : "the real PSAP data (data/bundle)";
     warn(`loading ${what} failed (exit code ${code}):\n${output.trim()}`);
     return null;
   }
-  const manifest = await readCurrentManifest(new WranglerKvTarget({ remote: false, cwd: ROOT, persistTo }));
+  const manifest = await readCurrentManifest(store);
   return manifest ? { dataVersion: manifest.data_version, psaps: manifest.psaps } : null;
 }

@@ -4,6 +4,7 @@ import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { track } from "./dev-stop.ts";
 
 export const ROOT = fileURLToPath(new URL("..", import.meta.url));
 
@@ -22,7 +23,13 @@ export function warn(message: string): void {
 
 export function childEnv(): NodeJS.ProcessEnv {
   const path = [dirname(process.execPath), join(ROOT, "node_modules", ".bin"), process.env.PATH ?? ""];
-  return { ...process.env, PATH: path.join(delimiter) };
+  return {
+    ...process.env,
+    PATH: path.join(delimiter),
+    // The worker never reads `request.cf`: without this, wrangler fetches it from workers.cloudflare.com
+    // on every start and, offline, prints that failure's stack trace (twice). Set it to true to fetch.
+    CLOUDFLARE_CF_FETCH_ENABLED: process.env.CLOUDFLARE_CF_FETCH_ENABLED ?? "false",
+  };
 }
 
 /** wrangler's CLI entry, to run with this Node whatever `node` the PATH holds. */
@@ -42,11 +49,13 @@ export function runNode(
     const env = quiet
       ? { ...childEnv(), FORCE_COLOR: "0", NO_COLOR: "1", WRANGLER_SEND_METRICS: "false" }
       : childEnv();
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      env,
-      stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
-    });
+    const child = track(
+      spawn(process.execPath, args, {
+        cwd: ROOT,
+        env,
+        stdio: ["ignore", quiet ? "pipe" : "inherit", quiet ? "pipe" : "inherit"],
+      }),
+    );
     let stdout = "";
     let output = "";
     child.stdout?.on("data", (chunk: Buffer) => {

@@ -1,18 +1,19 @@
 // `npm run dev [-- --demo] [-- wrangler dev flags]`: prepares what local development needs, then runs
 // `wrangler dev`: .dev.vars (secrets and the demo platform), local D1 migrations and the demo platform's
-// rows, PSAP data if the local index is empty (the real registry from data/bundle, or the demo set with
-// --demo), the SDK build; then the server, and a banner once it answers.
-// Every step is idempotent: a second run reuses what the first made.
+// rows, the PSAP data asked for (the real registry from data/bundle, or the demo set with --demo), the SDK
+// build when missing; then the server, and a banner once it answers. Every step is idempotent: a second
+// run reuses what the first made. Whichever process a Ctrl-C or SIGTERM reaches, every process this
+// script started stops (scripts/dev-stop.ts).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createServer } from "node:net";
-import { constants } from "node:os";
-import { join } from "node:path";
+import { connect, createServer } from "node:net";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type DemoPlatform, demoLinks, demoPlatformSql } from "./dev-demo.ts";
-import { FULL_RESOLUTION_IMPORT, loadPsapData } from "./dev-psap-data.ts";
+import { DEMO_DATA_VERSION, FULL_RESOLUTION_IMPORT, loadPsapData } from "./dev-psap-data.ts";
 import { childEnv, DevError, log, ROOT, runNode, warn, wrangler, wranglerBin } from "./dev-run.ts";
+import { exitAfterChildren, signalStatus, stop, stopOnSignals, track } from "./dev-stop.ts";
 import { prepareDevVars } from "./dev-vars.ts";
 
 const DEFAULT_PORT = 8787;
@@ -24,6 +25,8 @@ export interface DevFlags {
   ip: string;
   protocol: "http" | "https";
   persistTo?: string;
+  /** wrangler's `--assets`: the folder served instead of wrangler.toml's (a test's own copy of public/). */
+  assets?: string;
   /** `--persist-to`, `--config`, `--env`: the setup commands must touch what `wrangler dev` will use. */
   shared: string[];
 }
@@ -39,6 +42,7 @@ export function readDevFlags(args: string[]): DevFlags {
       ip: { type: "string" },
       "local-protocol": { type: "string" },
       "persist-to": { type: "string" },
+      assets: { type: "string" },
       config: { type: "string", short: "c" },
       env: { type: "string", short: "e" },
     },
@@ -65,6 +69,7 @@ export function readDevFlags(args: string[]): DevFlags {
     ip: text("ip") ?? DEFAULT_HOST,
     protocol,
     persistTo: text("persist-to"),
+    assets: text("assets"),
     shared,
   };
 }
@@ -77,7 +82,7 @@ export function serverUrl(flags: Pick<DevFlags, "ip" | "protocol">, port: number
 
 async function main(argv: string[]): Promise<number> {
   const started = Date.now();
-  // `--demo` is ours (load the demo PSAP set instead of the real bundle); everything else goes to wrangler.
+  // `--demo` is ours (serve the demo PSAP set instead of the real bundle); everything else goes to wrangler.
   const demoData = argv.includes("--demo");
   const args = argv.filter((a) => a !== "--demo");
   const flags = readDevFlags(args);
@@ -88,69 +93,137 @@ async function main(argv: string[]): Promise<number> {
       : ".dev.vars: reusing ADMIN_TOKEN, JWT_SIGNING_KEY and the demo platform",
   );
   const demo: DemoPlatform = { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY };
-  // One after the other: each step runs wrangler's local runtime on the same state directory.
-  await wrangler(
-    ["d1", "migrations", "apply", "DB", "--local", ...flags.shared],
-    "applying the local D1 migrations failed",
-  );
-  await wrangler(
-    ["d1", "execute", "DB", "--local", "--command", await demoPlatformSql(demo), ...flags.shared],
-    "writing the demo platform to the local D1 failed",
-  );
-  log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
-  const psapData = await loadPsapData(flags.persistTo, demoData);
+  // Three independent steps at once: the D1 steps and the PSAP import each run wrangler's local runtime,
+  // on the same state folder but on different stores (D1, KV); the SDK build touches neither.
+  const [, psapData] = await Promise.all([
+    (async () => {
+      await wrangler(
+        ["d1", "migrations", "apply", "DB", "--local", ...flags.shared],
+        "applying the local D1 migrations failed",
+      );
+      await wrangler(
+        ["d1", "execute", "DB", "--local", "--command", await demoPlatformSql(demo), ...flags.shared],
+        "writing the demo platform to the local D1 failed",
+      );
+      log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
+    })(),
+    loadPsapData(flags.persistTo, demoData),
+    buildIfMissing(flags.assets),
+  ]);
   if (psapData) log(`PSAP data: ${psapData.dataVersion}, ${psapData.psaps} PSAPs`);
-  // What the pages need from the build: the modules, their typings, the console map's county outlines.
-  const built = ["public/sdk/patient.js", "public/sdk/patient.d.ts", "public/demo/counties/IL.json"];
-  if (!built.every((file) => existsSync(join(ROOT, file)))) {
-    log("public/sdk or public/demo/counties is missing: building the SDKs");
-    if ((await runNode([join(ROOT, "scripts/build-sdk.ts")], false)).code !== 0)
-      warn("building the SDKs failed");
-  }
 
   // Left alone, wrangler moves on silently when 8787 is taken: choose the port, so the banner is right.
   const port =
     flags.port ?? (await freePort(flags.ip === "*" ? "0.0.0.0" : flags.ip.replace(/^\[|\]$/g, "")));
   const url = serverUrl(flags, port);
   log(`setup done in ${((Date.now() - started) / 1000).toFixed(1)} s; starting wrangler dev on ${url}`);
+  log("wrangler lists the bindings, then again once its local dev registry connects: the same table");
   const wranglerArgs = ["dev", ...args, ...(flags.port === undefined ? ["--port", String(port)] : [])];
   return runWranglerDev(
     wranglerArgs,
     async () => {
-      const rows: [string, string][] = [
-        ["Server", url],
-        ["Admin token", "ADMIN_TOKEN in .dev.vars (Authorization: Bearer ...)"],
-        ["Demo platform", demo.platformId],
-        ["Demo API key", `${demo.apiKey} (X-API-Key)`],
-        [
-          "PSAP data",
-          psapData
-            ? `${psapData.dataVersion}: ${psapData.psaps} PSAPs`
-            : "none loaded (see the warning above)",
-        ],
-        ...(await demoLinks(url, demo)),
-      ];
-      const width = Math.max(...rows.map(([label]) => label.length));
-      const body = JSON.stringify({ meeting_id: "m1", counselor_id: "c1", patient_id: "p1" });
+      const phones = await phoneCoverage(url, secrets.ADMIN_TOKEN);
       console.log(
-        [
-          "",
-          "  SOS service: local development",
-          "",
-          ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
-          "",
-          "  Full-resolution or newer registry (replaces the loaded index):",
-          `  ${FULL_RESOLUTION_IMPORT}`,
-          "  Demo PSAPs instead (fictional, 50 metros): npm run psap:import -- --demo",
-          "",
-          "  Create a session:",
-          `  curl -X POST ${url}/v1/platforms/${demo.platformId}/sessions -H 'X-API-Key: ${demo.apiKey}' -H 'Content-Type: application/json' -d '${body}'`,
-          "",
-        ].join("\n"),
+        banner({
+          url,
+          demo,
+          psapData,
+          phones,
+          links: await demoLinks(url, demo),
+          seconds: (Date.now() - started) / 1000,
+        }),
       );
     },
     url,
   );
+}
+
+/** What the pages need from the build: the modules, their typings, the console map's county outlines. */
+const BUILT = ["sdk/patient.js", "sdk/patient.d.ts", "demo/counties/IL.json"];
+
+/** Builds the SDKs into the served folder (wrangler's --assets, else public/) when it lacks them. */
+async function buildIfMissing(assets: string | undefined): Promise<void> {
+  const out = resolve(ROOT, assets ?? "public");
+  if (BUILT.every((file) => existsSync(join(out, file)))) return;
+  log(`${assets ?? "public"}/sdk or demo/counties is missing: building the SDKs`);
+  if ((await runNode([join(ROOT, "scripts/build-sdk.ts"), "--out", out], false)).code !== 0)
+    warn("building the SDKs failed");
+}
+
+/** The contact directory's coverage (GET /v1/admin/psaps/coverage), or null when it cannot be read. */
+export async function phoneCoverage(
+  url: string,
+  adminToken: string,
+): Promise<{ psaps: number; with_phone: number } | null> {
+  try {
+    const res = await fetch(`${url}/v1/admin/psaps/coverage`, {
+      headers: { Authorization: `Bearer ${adminToken}` },
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (!res.ok) return null;
+    const body = (await res.json()) as { psaps?: unknown; with_phone?: unknown };
+    return typeof body.psaps === "number" && typeof body.with_phone === "number"
+      ? { psaps: body.psaps, with_phone: body.with_phone }
+      : null;
+  } catch {
+    return null;
+  }
+}
+
+export interface BannerFacts {
+  url: string;
+  demo: DemoPlatform;
+  psapData: { dataVersion: string; psaps: number } | null;
+  phones: { psaps: number; with_phone: number } | null;
+  links: [string, string][];
+  seconds: number;
+}
+
+/** The phone-number line: how many centres have a number, and what to do when none (or few) do. */
+export function phoneLine(phones: BannerFacts["phones"]): string {
+  if (!phones) return "unknown (the coverage route did not answer)";
+  const share = phones.psaps === 0 ? 0 : (100 * phones.with_phone) / phones.psaps;
+  const figure = `${phones.with_phone.toLocaleString("en-US")} of ${phones.psaps.toLocaleString("en-US")} centres (${share.toFixed(share > 0 && share < 1 ? 1 : 0)} %)`;
+  return phones.with_phone === 0
+    ? `no numbers on file, ${figure}: load the directory (data/README.md, "Contact directory")`
+    : `${figure} have a number on file`;
+}
+
+/** The banner `npm run dev` prints once the server answers. */
+export function banner(f: BannerFacts): string {
+  const rows: [string, string][] = [
+    ["Server", f.url],
+    ["Admin token", "ADMIN_TOKEN in .dev.vars (Authorization: Bearer ...)"],
+    ["Demo platform", f.demo.platformId],
+    ["Demo API key", `${f.demo.apiKey} (X-API-Key)`],
+    [
+      "PSAP data",
+      f.psapData
+        ? `${f.psapData.dataVersion}: ${f.psapData.psaps} PSAPs`
+        : "none loaded (see the warning above)",
+    ],
+    ["Phone numbers", phoneLine(f.phones)],
+    ...f.links,
+  ];
+  const width = Math.max(...rows.map(([label]) => label.length));
+  const body = JSON.stringify({ meeting_id: "m1", counselor_id: "c1", patient_id: "p1" });
+  const demoData = f.psapData?.dataVersion === DEMO_DATA_VERSION;
+  return [
+    "",
+    `  SOS service: local development (ready in ${f.seconds.toFixed(1)} s)`,
+    "",
+    ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
+    "",
+    "  Full-resolution or newer registry (replaces the loaded index):",
+    `  ${FULL_RESOLUTION_IMPORT}`,
+    demoData
+      ? "  The real registry again: npm run dev (without --demo)"
+      : "  Demo PSAPs instead (fictional, 50 metros): npm run dev -- --demo",
+    "",
+    "  Create a session:",
+    `  curl -X POST ${f.url}/v1/platforms/${f.demo.platformId}/sessions -H 'X-API-Key: ${f.demo.apiKey}' -H 'Content-Type: application/json' -d '${body}'`,
+    "",
+  ].join("\n");
 }
 
 /** The first free port from 8787 on (wrangler tries ten too). */
@@ -167,27 +240,21 @@ async function freePort(host: string): Promise<number> {
 }
 
 /**
- * Runs `wrangler dev` on the terminal, passes SIGINT/SIGTERM/SIGHUP on, calls `onReady` once the server
- * answers, and resolves with wrangler's exit code (128 + the signal's number if it was killed).
+ * Runs `wrangler dev` on the terminal, calls `onReady` once the server answers, and resolves with
+ * wrangler's exit code (128 + the signal's number if it was killed). Signals are dev-stop.ts's.
  */
 function runWranglerDev(args: string[], onReady: () => Promise<void>, url: string): Promise<number> {
-  const child = spawn(process.execPath, [wranglerBin(), ...args], {
-    cwd: ROOT,
-    stdio: "inherit",
-    env: childEnv(),
-  });
-  // The listeners stay until this process exits: a signal that comes after wrangler has gone (a second
-  // Ctrl-C, or one sent to the whole process group) is ignored, so this script still exits with
-  // wrangler's status instead of being killed by it on its way out.
-  const forward = (signal: NodeJS.Signals) => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-  };
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, forward);
+  const child = track(
+    spawn(process.execPath, [wranglerBin(), ...args], {
+      cwd: ROOT,
+      stdio: "inherit",
+      env: childEnv(),
+    }),
+    true,
+  );
   const exited = new Promise<number>((resolve, reject) => {
     child.on("error", (error) => reject(new DevError(`could not start wrangler dev: ${error.message}`)));
-    child.on("exit", (code, signal) => {
-      resolve(code ?? 128 + (signal === null ? 0 : constants.signals[signal]));
-    });
+    child.on("exit", (code, signal) => resolve(code ?? (signal ? signalStatus(signal) : 1)));
   });
   // Any answer will do: wrangler's proxy holds the first request until the worker is built.
   const answered = (async () => {
@@ -204,18 +271,52 @@ function runWranglerDev(args: string[], onReady: () => Promise<void>, url: strin
     return false;
   })();
   answered
-    .then((up) => (up && child.exitCode === null ? onReady() : undefined))
+    .then((up) => {
+      if (!up || child.exitCode !== null) return;
+      watchServer(url);
+      return onReady();
+    })
     .catch((error: unknown) => warn(`could not print the banner: ${String(error)}`));
   return exited;
 }
 
-// Only as a script: tests import readDevFlags and serverUrl.
+/** Seconds the server may refuse connections before the script stops (a runtime restart takes far less). */
+const REFUSED_STOP_S = 10;
+
+/**
+ * After a SIGTERM of its own, workerd stops listening but stays alive (waiting for wrangler's inspector
+ * connection to end), and wrangler does not notice: a server that refuses every connection for 10 s is
+ * such a workerd, and the script stops everything it started, as for any other signal.
+ */
+function watchServer(url: string): void {
+  const { hostname, port } = new URL(url);
+  const host = hostname.replace(/^\[|\]$/g, "");
+  let refused = 0;
+  setInterval(() => {
+    const socket = connect({ host, port: Number(port) });
+    socket.setTimeout(2000, () => socket.destroy());
+    socket.once("connect", () => {
+      refused = 0;
+      socket.destroy();
+    });
+    socket.once("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "ECONNREFUSED") return;
+      if (++refused < REFUSED_STOP_S) return;
+      warn(`${url} has refused connections for ${REFUSED_STOP_S} s (its workerd was stopped): stopping`);
+      stop("SIGTERM");
+    });
+  }, 1000).unref();
+}
+
+// Only as a script: tests import readDevFlags, serverUrl and the banner.
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  stopOnSignals();
   main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
+    (code) => exitAfterChildren(code),
     (error: unknown) => {
       console.error(error instanceof DevError ? `[dev] ${error.message}` : error);
-      process.exit(1);
+      // A step that failed while others ran (the three setup steps run at once): stop them too.
+      exitAfterChildren(1);
     },
   );
 }

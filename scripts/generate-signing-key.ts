@@ -1,5 +1,5 @@
 // Prints a new Ed25519 signing key as JWT_SIGNING_KEY holds it (one line of JSON), and its public half on stderr.
-// Use: node scripts/generate-signing-key.ts | npx wrangler secret put JWT_SIGNING_KEY --env production
+// `npm run signing-key` (to look at or keep a key). To put a new one as the deployed secret: npm run deploy:secrets.
 import { generateSigningJwk } from "../src/auth/signing-key-generation.ts";
 
 const jwk = await generateSigningJwk();

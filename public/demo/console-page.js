@@ -3,8 +3,10 @@
 import { CounselorSDK } from "/sdk/counselor.js";
 import {
   CONNECTION_BADGES,
+  callScript,
   coordinatesLine,
   dispatcherText,
+  distanceText,
   firstNumber,
   jurisdictionLabel,
   nationalPhone,
@@ -63,9 +65,11 @@ function statusText() {
         ? "Asked for the location again: waiting. The last location received is below."
         : `SOS sent: waiting for the patient's location…${view.away ? " The patient's page is not connected right now: the request reaches it when it reconnects." : ""}`;
     case "results":
-      return "Location received. Call the centre below.";
+      return result?.psaps[0]?.phone
+        ? "Location received. Call the centre below."
+        : "Location received. No number on file: follow the script below.";
     case "outside":
-      return `The patient is outside the United States${result?.area?.country ? ` (${result.area.country})` : ""}: no US 911 centre can send help there. The patient should dial ${firstNumber(result?.emergency)}.`;
+      return `The patient is outside the United States${result?.area?.country ? ` (${result.area.country})` : ""}: no US 911 centre can help there. They should dial ${firstNumber(result?.emergency)}.`;
     case "unavailable":
       return `${NO_FIX[view.reason] || view.reason} ${hasFix ? "The last location received is below. " : ""}${ask}`;
     case "failed":
@@ -106,11 +110,17 @@ function render() {
   status.textContent = statusText();
   const live = session === "active" || session === "sos";
   $("sos").disabled = !live || view.kind === "sending";
+  // Once an SOS is on, the call action is the red, dominant control; asking again is secondary.
   $("sos").textContent = session === "sos" ? "Ask for the location again" : "SOS: get patient location";
+  $("sos").className = session === "sos" ? "secondary" : "sos";
   $("cancel").disabled = session !== "sos";
+  // Once an SOS is on, every line counts on a phone's first screen: the instructions make way.
+  $("intro").hidden = session === "sos" || Boolean(result);
   renderFirst();
   renderLocation();
   renderOthers();
+  // For the operator: the centres shown have no number (the FCC registry has none).
+  $("ops-note").hidden = !result?.psaps.length || result.psaps.some((p) => p.phone);
 }
 
 /** The emergency numbers where the patient is, for the patient (or someone with them) to dial. */
@@ -131,6 +141,52 @@ function numbersLine(emergency) {
   return p;
 }
 
+/** The call action with a number: a tel: button that says what it rings. */
+function callButton(first) {
+  const box = el("div", null, { class: "call-action", "data-testid": "call-action" });
+  const emergencyLine = first.phone_kind === "emergency";
+  box.append(
+    el("a", `Call ${emergencyLine ? "its 911 line" : "its business line"}: ${nationalPhone(first.phone)}`, {
+      class: "call",
+      href: telHref(first.phone),
+      "data-testid": "call-first-phone",
+    }),
+    el(
+      "p",
+      emergencyLine
+        ? "Rings the centre's 911 floor directly."
+        : "The centre's business line: say it is an emergency and ask for the 911 dispatcher.",
+      { class: "small" },
+    ),
+  );
+  return box;
+}
+
+/** The call action without a number (none on file, or the patient abroad): a script to follow, and its copy. */
+function scriptBox() {
+  const script = callScript(result, address);
+  const box = el("div", null, { class: "call-action script", "data-testid": "call-action" });
+  const steps = el("ol", null, { "data-testid": "call-first-no-number" });
+  steps.append(...script.steps.map((step) => el("li", step)));
+  const row = el("div", null, { class: "row" });
+  const copy = el("button", "Copy the call script", {
+    type: "button",
+    class: "sos",
+    "data-testid": "copy-call-script",
+  });
+  const said = el("span", "", { class: "small", role: "status", "aria-live": "polite" });
+  const fallback = el("textarea", null, {
+    class: "copy-fallback",
+    "aria-label": "Call script",
+    readonly: "",
+    hidden: "",
+  });
+  copy.addEventListener("click", () => void copyText(callScript(result, address).copyText, said, fallback));
+  row.append(copy, said);
+  box.append(el("p", script.heading, { class: "strong" }), steps, row, fallback);
+  return box;
+}
+
 function renderFirst() {
   const card = $("call-first");
   const body = $("call-first-body");
@@ -140,13 +196,14 @@ function renderFirst() {
   const dial = firstNumber(result.emergency);
   if (!first) {
     body.replaceChildren(
-      el("p", "No US 911 centre serves this location", {
+      el("p", "No US 911 centre serves there", {
         class: "first-name",
         "data-testid": "call-first-name",
       }),
+      scriptBox(),
       el(
         "p",
-        `The patient, or someone with them, should dial ${dial} now: their page shows it as a button.`,
+        `Only the patient's own call reaches help there: they should dial ${dial} now (their page shows it as a button).`,
         {
           class: "first-why",
           "data-testid": "call-first-why",
@@ -156,57 +213,23 @@ function renderFirst() {
     );
     return;
   }
-  const parts = [
+  body.replaceChildren(
     el("p", first.name, { class: "first-name", "data-testid": "call-first-name" }),
+    first.phone ? callButton(first) : scriptBox(),
     el(
       "p",
       [
         [first.city, first.state].filter(Boolean).join(", "),
-        jurisdictionLabel(first.jurisdiction),
-        `${first.distance_km.toFixed(1)} km away`,
+        jurisdictionLabel(first.jurisdiction, first.state),
+        distanceText(first, result.area),
       ]
         .filter(Boolean)
         .join(" · "),
-      { class: "muted" },
+      { class: "muted small" },
     ),
     el("p", whyChosen(first, result.area), { class: "first-why", "data-testid": "call-first-why" }),
-  ];
-  if (first.phone) {
-    const call = el("p", null, { class: "row" });
-    call.append(
-      el("a", `Call ${nationalPhone(first.phone)}`, {
-        class: "call",
-        href: telHref(first.phone),
-        "data-testid": "call-first-phone",
-      }),
-      el(
-        "span",
-        first.phone_kind === "emergency"
-          ? "rings the 911 floor"
-          : "business line: say it is an emergency and ask for the 911 dispatcher",
-        { class: "muted" },
-      ),
-    );
-    parts.push(call);
-  } else {
-    const box = el("div", null, { class: "nonumber", "data-testid": "call-first-no-number" });
-    box.append(el("p", "No phone number on file for this centre. Instead:", { class: "strong" }));
-    const steps = el("ol");
-    steps.append(
-      el(
-        "li",
-        `Ask the patient, or someone with them, to dial ${dial} now: their page shows it as a button. That call reaches this centre.`,
-      ),
-      el(
-        "li",
-        `To reach the centre yourself, give its name, “${first.name}, ${[first.city, first.state].filter(Boolean).join(", ")}”, to a relay service or directory assistance, or look up its 10-digit emergency line.`,
-      ),
-    );
-    box.append(steps);
-    parts.push(box);
-  }
-  parts.push(numbersLine(result.emergency));
-  body.replaceChildren(...parts);
+    numbersLine(result.emergency),
+  );
 }
 
 function fact(term, value, testid) {
@@ -241,9 +264,9 @@ function renderOthers() {
         el(
           "span",
           [
-            jurisdictionLabel(p.jurisdiction),
+            jurisdictionLabel(p.jurisdiction, p.state),
             [p.city, p.state].filter(Boolean).join(", "),
-            `${p.distance_km.toFixed(1)} km`,
+            distanceText(p, result.area),
           ]
             .filter(Boolean)
             .join(" · "),
@@ -282,19 +305,20 @@ function clearResult() {
   void renderMap();
 }
 
-async function copyLocation() {
-  const text = dispatcherText(result, address);
-  const done = (msg) => ($("copied").textContent = msg);
+/**
+ * Puts `text` on the clipboard and says so in `said`; without the clipboard API (or its permission) it
+ * shows the text selected in `fallback`, copied there if the browser still allows it.
+ */
+async function copyText(text, said, fallback) {
+  const done = (msg) => (said.textContent = msg);
   try {
     await navigator.clipboard.writeText(text);
-    $("copy-text").hidden = true;
+    fallback.hidden = true;
     done("Copied: paste it, or read it out to the dispatcher.");
   } catch {
-    // No clipboard API or no permission: copy from a selected text box, or let the counselor do it.
-    const box = $("copy-text");
-    box.value = text;
-    box.hidden = false;
-    box.select();
+    fallback.value = text;
+    fallback.hidden = false;
+    fallback.select();
     let ok = false;
     try {
       ok = document.execCommand("copy");
@@ -303,6 +327,10 @@ async function copyLocation() {
     }
     done(ok ? "Copied: paste it, or read it out to the dispatcher." : "Select the text below and copy it.");
   }
+}
+
+function copyLocation() {
+  return copyText(dispatcherText(result, address), $("copied"), $("copy-text"));
 }
 
 if (!token) {

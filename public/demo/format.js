@@ -1,5 +1,7 @@
-// Plain-words formatting for the demo pages: phone numbers, why a centre was chosen, where the patient is.
-// No DOM here, so the node tests can check every sentence a counselor reads in the worst minute.
+// Plain-words formatting for the demo pages: phone numbers, why a centre was chosen, where the patient is,
+// what to do when no number is on file. No DOM here, so the node tests can check every sentence a
+// counselor reads (or copies) in the worst minute.
+import { countyInSentence, countyName } from "./county-names.js";
 
 /** The connection badge of both pages (the SDK's onStateChange states): its words and its colour class. */
 export const CONNECTION_BADGES = {
@@ -38,14 +40,6 @@ export function firstNumber(emergency) {
   return emergency?.numbers?.[0]?.number || "911";
 }
 
-/** `Cook` → `Cook County`; Louisiana's parishes and names that already say what they are stay right. */
-export function countyLabel(county, state) {
-  if (!county) return "";
-  if (/\b(county|parish|borough|census area|municipality|city|municipio|island|district)$/i.test(county))
-    return county;
-  return `${county} ${state === "LA" ? "Parish" : "County"}`;
-}
-
 const JURISDICTION = {
   municipal: "the city's or town's own 911 centre",
   county: "a county 911 centre",
@@ -54,15 +48,44 @@ const JURISDICTION = {
   special: "a special centre (campus, airport, state police or similar)",
 };
 
-/** What kind of centre it is, in words. */
-export function jurisdictionLabel(jurisdiction) {
+/** US territories: a centre for all of one is territory-wide, not statewide. */
+const TERRITORIES = new Set(["PR", "GU", "VI", "AS", "MP"]);
+
+/** What kind of centre it is, in words (`state` tells a territory's centre from a state's). */
+export function jurisdictionLabel(jurisdiction, state) {
+  if (jurisdiction === "state" && TERRITORIES.has(state)) return "the territory-wide 911 centre";
   return JURISDICTION[jurisdiction] || jurisdiction || "a 911 centre";
+}
+
+/** Whole kilometres, or "< 1": a distance to a city's or county's centre is no finer than that. */
+const roughKm = (km) => (km < 1 ? "< 1" : String(Math.round(km)));
+
+/**
+ * How far the centre is, as honest as its position: to the building when the operator gave it; else the
+ * registry placed it at its city's (or county's) centre, so: where it is registered when that is where the
+ * patient is, or an approximate distance to that centre. Never an exact-looking figure it does not have.
+ */
+export function distanceText(psap, area) {
+  const sameState = !area?.state || area.state === psap.state;
+  switch (psap.location_precision) {
+    case "building":
+      return `${psap.distance_km.toFixed(1)} km away`;
+    case "county":
+      return psap.county && sameState && area?.county === psap.county
+        ? `registered in ${countyInSentence(psap.county, psap.state)}, where the patient is`
+        : `≈ ${roughKm(psap.distance_km)} km (county centre)`;
+    default:
+      return psap.city && sameState && area?.place?.toLowerCase() === psap.city.toLowerCase()
+        ? `registered in ${psap.city}, where the patient is`
+        : `≈ ${roughKm(psap.distance_km)} km (city centre)`;
+  }
 }
 
 /** Why this centre, in the words a counselor can repeat to a dispatcher. */
 export function whyChosen(psap, area) {
   const place = area?.place;
-  const county = countyLabel(area?.county || psap.county, area?.state || psap.state);
+  const state = area?.state || psap.state;
+  const county = countyInSentence(area?.county || psap.county, state);
   switch (psap.match) {
     case "boundary":
       return "Its registered service area contains the patient's location.";
@@ -72,11 +95,16 @@ export function whyChosen(psap, area) {
         : "It answers 911 calls for the city the patient is in.";
     case "county":
       return county
-        ? `It answers 911 calls for ${county}, where the patient is${place && area?.place_kind === "community" ? ` (${place} is unincorporated)` : ""}.`
+        ? `It answers 911 calls for ${county}, where the patient is${place && area?.place_kind === "community" && state !== "PR" ? ` (${place} is unincorporated)` : ""}.`
         : "It answers 911 calls for the patient's county.";
     default:
-      return `No centre on file answers for this exact spot: it is the nearest one (${psap.distance_km.toFixed(1)} km).`;
+      return `No centre on file answers for this exact spot: it is the nearest one, ${distanceText(psap, area)}.`;
   }
+}
+
+/** The centre as a dispatcher finds it: `Southland Dispatch Center, Cook County, IL`. */
+export function centreLine(psap) {
+  return [psap.name, countyName(psap.county, psap.state), psap.state].filter(Boolean).join(", ");
 }
 
 /** `GB` → `United Kingdom` (the code itself where the browser has no name for it). */
@@ -88,22 +116,52 @@ export function countryName(code) {
   }
 }
 
+/** States whose county subdivisions that govern are townships (the others' are towns). */
+const TOWNSHIP_STATES = new Set(["NJ", "PA", "MI", "MN", "OH"]);
+
+/** What kind of place, in words: city, town or township, unincorporated community; none in Puerto Rico. */
+function placeKind(kind, state) {
+  if (state === "PR") return null; // every place there is census-designated: the municipio says where
+  if (kind === "community") return "unincorporated community";
+  if (kind === "town") return TOWNSHIP_STATES.has(state) ? "township" : "town";
+  return kind;
+}
+
 /**
- * `Hazel Crest (city), Cook County, IL, US`: the place in a dispatcher's words; outside the US only the
- * country is known: `United Kingdom (GB)`. "" when nothing is known.
+ * `Hazel Crest (city), Cook County, IL, US`: the place in a dispatcher's words (`Cherry Hill (township),
+ * Camden County, NJ, US`; `San Juan, PR (municipio), US`); outside the US only the country is known:
+ * `United Kingdom (GB)`. "" when nothing is known.
  */
 export function placeLine(area) {
   if (!area) return "";
   if (area.country && area.country !== "US") return `${countryName(area.country)} (${area.country})`;
-  const kind = area.place_kind === "community" ? "unincorporated community" : area.place_kind;
+  if (area.state === "PR" && area.county) {
+    const place = area.place && area.place !== area.county ? area.place : null;
+    return [place, `${area.county}, PR (municipio)`, area.country].filter(Boolean).join(", ");
+  }
+  const kind = placeKind(area.place_kind, area.state);
   return [
     area.place && (kind ? `${area.place} (${kind})` : area.place),
-    countyLabel(area.county, area.state),
+    countyName(area.county, area.state),
     area.state,
     area.country,
   ]
     .filter(Boolean)
     .join(", ");
+}
+
+/**
+ * The place as said on the phone: `Evanston, Cook County, IL`, `San Juan, PR (municipio)`; abroad the
+ * country's name. "" when nothing is known.
+ */
+export function spokenPlace(area) {
+  if (!area) return "";
+  if (area.country && area.country !== "US") return countryName(area.country);
+  if (area.state === "PR" && area.county) {
+    const place = area.place && area.place !== area.county ? area.place : null;
+    return [place, `${area.county}, PR (municipio)`].filter(Boolean).join(", ");
+  }
+  return [area.place, countyName(area.county, area.state), area.state].filter(Boolean).join(", ");
 }
 
 /** `41.57250, -87.69450 (±25 m)`. */
@@ -113,21 +171,26 @@ export function coordinatesLine(location) {
   return `${location.latitude.toFixed(5)}, ${location.longitude.toFixed(5)}${acc}`;
 }
 
+const utcMinute = (now) => `${now.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+
+/** `GPS: 41.57250, -87.69450 (latitude, longitude, accuracy ±25 m)`, or null without a fix. */
+function gpsLine(location) {
+  if (!location) return null;
+  const { latitude, longitude, accuracy } = location;
+  const acc = accuracy == null ? "" : `, accuracy ±${Math.round(accuracy)} m`;
+  return `GPS: ${latitude.toFixed(5)}, ${longitude.toFixed(5)} (latitude, longitude${acc})`;
+}
+
 /**
- * The text the copy button puts on the clipboard: what a dispatcher asks for, in the order they ask.
- * `result` is what the counselor SDK's onPSAPResults gave (or null), `address` the address on file.
+ * The text the location copy button puts on the clipboard: what a dispatcher asks for, in the order they
+ * ask. `result` is what the counselor SDK's onPSAPResults gave (or null), `address` the address on file.
  */
 export function dispatcherText(result, address, now = new Date()) {
-  const lines = [
-    `Patient location (telehealth SOS, ${now.toISOString().slice(0, 16).replace("T", " ")} UTC)`,
-  ];
+  const lines = [`Patient location (telehealth SOS, ${utcMinute(now)})`];
   const place = placeLine(result?.area);
   if (place) lines.push(`Where: ${place}`);
-  if (result?.location) {
-    const { latitude, longitude, accuracy } = result.location;
-    const acc = accuracy == null ? "" : `, accuracy ±${Math.round(accuracy)} m`;
-    lines.push(`GPS: ${latitude.toFixed(5)}, ${longitude.toFixed(5)} (latitude, longitude${acc})`);
-  }
+  const gps = gpsLine(result?.location);
+  if (gps) lines.push(gps);
   lines.push(`Address on file: ${address || "none"}`);
   const first = result?.psaps?.[0];
   if (first) {
@@ -137,4 +200,48 @@ export function dispatcherText(result, address, now = new Date()) {
     );
   }
   return lines.join("\n");
+}
+
+/**
+ * What the counselor does when there is no number to call (none on file, or the patient is abroad): two
+ * steps to follow at once, as shown, and the same with every detail to read out, as copied.
+ * `result` is what onPSAPResults gave; `address` the address on file.
+ */
+export function callScript(result, address, now = new Date()) {
+  const dial = firstNumber(result?.emergency);
+  const first = result?.psaps?.[0];
+  const place = placeLine(result?.area);
+  const where = spokenPlace(result?.area) || "the location below";
+  const country = result?.area?.country;
+  const abroad = !first && country && country !== "US";
+  const ask = `Ask the patient, or someone with them, to dial ${dial} now if they can${abroad ? ` (${countryName(country)})` : ""}: their page has the button.`;
+  const steps = first
+    ? [
+        ask,
+        `If they cannot: call 911 where you are, say the patient is in ${where}, and ask to be transferred to ${centreLine(first)}.`,
+      ]
+    : [
+        ask,
+        `If they cannot: call your own emergency number, give the patient's country (${where}) and location, and ask for help to reach the emergency services there.`,
+      ];
+  const details = [
+    `Where: ${place || "not known"}`,
+    gpsLine(result?.location),
+    `Address on file: ${address || "none"}`,
+  ].filter(Boolean);
+  const say = first
+    ? `Say: "I am a telehealth counselor. My patient is in danger in ${where}. Please transfer me to ${centreLine(first)}${first.phone ? "" : ", which has no number on file here"}."`
+    : null;
+  const copyText = [
+    `Call script (telehealth SOS, ${utcMinute(now)})`,
+    `1. ${steps[0]}`,
+    `2. ${steps[1]}`,
+    ...(say ? [`   ${say}`] : []),
+    ...details,
+  ].join("\n");
+  return {
+    heading: first ? "No number on file. Do this now:" : "Do this now:",
+    steps,
+    copyText,
+  };
 }

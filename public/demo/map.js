@@ -1,7 +1,8 @@
 // The console's small map: the county outlines around the patient's fix (from counties/<state>.json,
-// which `npm run build:sdk` cuts from us-atlas), the fix with its accuracy, and the call centres in view.
+// which `npm run build:sdk` cuts from us-atlas), the fix with its accuracy, and the call centres in view:
+// the first (red, "1") drawn on top of the others, and markers at the same spot spread around it.
 
-import { countyLabel } from "./format.js";
+import { countyInSentence } from "./county-names.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const W = 320;
@@ -10,6 +11,10 @@ const H = 240;
 const MIN_KM = 8;
 const MAX_KM = 160;
 const KM_PER_DEG = 111.2;
+/** Marker radius, px; two markers closer than twice this overlap. */
+const MARKER_R = 9;
+/** How close to the patient's dot a marker may sit before it is moved aside, px. */
+const PATIENT_CLEAR = 12;
 
 const shapes = new Map();
 
@@ -69,7 +74,7 @@ export async function drawMap(svg, result) {
   const { location: fix, psaps, area } = result;
   const counties = (await countiesOf(area?.country === "US" ? area.state : null)) || [];
   const home = counties.find((c) => contains(c, fix.longitude, fix.latitude));
-  const homeName = home ? countyLabel(home.name, area.state) : "";
+  const homeName = home ? countyInSentence(home.name, area.state, home.id) : "";
   const k = Math.cos((fix.latitude * Math.PI) / 180);
   // The view: the patient's county (or a box around the fix), plus the first centre when it is near.
   let [x0, y0, x1, y1] = home ? bbox(home) : [fix.longitude, fix.latitude, fix.longitude, fix.latitude];
@@ -118,21 +123,102 @@ export async function drawMap(svg, result) {
   const accPx = ((fix.accuracy ?? 0) / 1000) * pxPerKm;
   if (accPx > 3)
     svg.append(node("circle", { cx: px, cy: py, r: accPx, fill: "#1f5fbf", "fill-opacity": 0.15 }));
-  psaps.forEach((p, i) => {
-    const [x, y] = at(p.longitude, p.latitude);
-    if (!inView(x, y)) return;
-    svg.append(node("circle", { cx: x, cy: y, r: 9, fill: i === 0 ? "#b42318" : "#5b6675", stroke: "#fff" }));
+  svg.append(node("circle", { cx: px, cy: py, r: 6, fill: "#1f5fbf", stroke: "#fff", "stroke-width": 2 }));
+  const markers = spreadMarkers(
+    psaps.flatMap((p, rank) => {
+      const [x, y] = at(p.longitude, p.latitude);
+      return inView(x, y) ? [{ rank, x, y }] : [];
+    }),
+    { x: px, y: py },
+  );
+  // A moved marker keeps a thin line to where the centre is.
+  for (const m of markers)
+    if (m.x !== m.atX || m.y !== m.atY)
+      svg.append(
+        node("line", { x1: m.atX, y1: m.atY, x2: m.x, y2: m.y, stroke: "#5b6675", "stroke-width": 1 }),
+      );
+  // Last ranks first, so the centre to call first is drawn on top of every other.
+  for (const m of [...markers].sort((a, b) => b.rank - a.rank)) {
+    const first = m.rank === 0;
+    svg.append(
+      node("circle", {
+        cx: m.x,
+        cy: m.y,
+        r: radiusOf(m.rank),
+        fill: first ? "#b42318" : "#5b6675",
+        stroke: "#fff",
+        "stroke-width": 2,
+      }),
+    );
     svg.append(
       node(
         "text",
-        { x, y: y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: "#fff" },
-        i + 1,
+        { x: m.x, y: m.y + 4, "text-anchor": "middle", "font-size": 11, "font-weight": 700, fill: "#fff" },
+        m.rank + 1,
       ),
     );
-  });
-  svg.append(node("circle", { cx: px, cy: py, r: 6, fill: "#1f5fbf", stroke: "#fff", "stroke-width": 2 }));
+  }
   const shown = psaps.filter((p) => inView(...at(p.longitude, p.latitude))).length;
   return `The patient's location${home ? ` in ${homeName} (outlined)` : ""}, a view about ${Math.round(spanKm)} km across, with ${shown} of ${psaps.length} call centres in it.`;
+}
+
+/** A marker's radius: the centre to call first is drawn a little larger. */
+const radiusOf = (rank) => (rank === 0 ? MARKER_R + 2 : MARKER_R);
+
+/**
+ * Where to draw each marker (`points` in rank order, in px) so that none hides another or the patient's
+ * dot: markers closer than a marker's width form a group, drawn around the group's first point on a small
+ * circle, the best-ranked at the top; a lone marker on the patient's dot is moved just above it; then
+ * markers that still touch (neighbouring groups) are pushed apart. Each result keeps where the centre
+ * really is (`atX`, `atY`), for a leader line.
+ */
+export function spreadMarkers(points, patient) {
+  const groups = [];
+  for (const p of points) {
+    const group = groups.find((g) => Math.hypot(g[0].x - p.x, g[0].y - p.y) < 2 * MARKER_R);
+    if (group) group.push(p);
+    else groups.push([p]);
+  }
+  const placed = groups.flatMap((group) => {
+    const [anchor] = group;
+    const onPatient = Math.hypot(anchor.x - patient.x, anchor.y - patient.y) < PATIENT_CLEAR;
+    if (group.length === 1)
+      return [{ ...anchor, atX: anchor.x, atY: anchor.y, y: onPatient ? anchor.y - 2 * MARKER_R : anchor.y }];
+    // A circle on which neighbours stand apart (the chord between two is wider than two markers).
+    const radius = Math.max(2 * MARKER_R, (MARKER_R + 3) / Math.sin(Math.PI / group.length));
+    return group.map((p, k) => {
+      const angle = -Math.PI / 2 + (2 * Math.PI * k) / group.length;
+      return {
+        ...p,
+        atX: p.x,
+        atY: p.y,
+        x: anchor.x + radius * Math.cos(angle),
+        y: anchor.y + radius * Math.sin(angle),
+      };
+    });
+  });
+  // Neighbouring groups can still touch: push each touching pair apart, a little at a time.
+  for (let round = 0; round < 60; round++) {
+    let moved = false;
+    for (const a of placed)
+      for (const b of placed) {
+        if (a.rank >= b.rank) continue;
+        const need = radiusOf(a.rank) + radiusOf(b.rank) + 2;
+        const dx = b.x - a.x;
+        const dy = b.y - a.y;
+        const d = Math.hypot(dx, dy);
+        if (d >= need) continue;
+        const [ux, uy] = d > 0 ? [dx / d, dy / d] : [0, 1];
+        const push = (need - d) / 2 + 0.1;
+        a.x -= ux * push;
+        a.y -= uy * push;
+        b.x += ux * push;
+        b.y += uy * push;
+        moved = true;
+      }
+    if (!moved) break;
+  }
+  return placed;
 }
 
 /** An SVG path of every ring of a county, projected by `at`. */

@@ -94,7 +94,11 @@ export const PsapListResponse = z
 
 export const ContactRequest = z
   .strictObject({
-    phone: z.string().openapi({ example: "+17085551234", description: "E.164" }),
+    phone: z.string().openapi({
+      example: "(708) 555-1234",
+      description:
+        "E.164, or a national number of the PSAP's country or territory as libphonenumber-js reads it (digits, spaces, ( ) . -); stored and returned as E.164",
+    }),
     phone_kind: z.enum(["emergency", "administrative"]),
     source: z
       .string()

@@ -1,6 +1,8 @@
 // The demo pages in the worst minute, in headless Chromium against `npm run dev` (the real FCC data):
-// the console's call-first card, the patient's location and its copy button, the patient page's number
-// to call and honest location status, a patient abroad, phone widths, and axe-core on both pages.
+// the console's call action (a tel: button, or a script to follow when no number is on file) inside the
+// first screen at 360 and 1280 px, the patient's location and its copy button, county equivalents by
+// their own names, honest distances, the map's markers, the patient page's number to call and honest
+// location status, a patient abroad, and axe-core on both pages at both widths.
 import { mkdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
@@ -19,7 +21,18 @@ const SOUTHLAND_PHONE = "+17085551234";
 const EVANSTON = { latitude: 42.0451, longitude: -87.6877, accuracy: 30 };
 /** London: outside the US, so no PSAP, and the UK's numbers. */
 const LONDON = { latitude: 51.5074, longitude: -0.1278, accuracy: 40 };
+/** Downtown Anchorage: the county equivalent is a municipality, the PSAP registered at the city's point. */
+const ANCHORAGE = { latitude: 61.2176, longitude: -149.8997, accuracy: 20 };
+/** Old San Juan, Puerto Rico: a municipio, whose places are all census-designated. */
+const SAN_JUAN = { latitude: 18.4655, longitude: -66.1057, accuracy: 20 };
+/** Downtown Boston: several centres registered at the same city point. */
+const BOSTON = { latitude: 42.3601, longitude: -71.0589, accuracy: 20 };
 const ADDRESS = "17000 S Kedzie Ave, Hazel Crest, IL 60429";
+/** A small phone's first screen, and a laptop's. */
+const PHONE = { width: 360, height: 640 };
+const DESKTOP = { width: 1280, height: 720 };
+/** The call action's red (var(--sos)). */
+const RED = "rgb(180, 35, 24)";
 const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 let service: Service;
@@ -134,6 +147,36 @@ interface AxeViolation {
 const noSidewaysScroll = (page: Page) =>
   page.evaluate(() => (document.scrollingElement ?? document.documentElement).scrollWidth);
 
+/** Whether the element is wholly inside the first screen of the page (scrolled to the top). */
+async function inFirstScreen(page: Page, testid: string): Promise<{ inside: boolean; rect: string }> {
+  return page.evaluate((id) => {
+    window.scrollTo(0, 0);
+    const r = (document.querySelector(`[data-testid="${id}"]`) as HTMLElement).getBoundingClientRect();
+    const inside =
+      r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+    return { inside, rect: `${Math.round(r.top)}..${Math.round(r.bottom)} of ${innerHeight} px` };
+  }, testid);
+}
+
+/** The call action is on the first screen at phone and desktop width. */
+async function expectCallActionOnFirstScreen(page: Page): Promise<void> {
+  for (const size of [PHONE, DESKTOP]) {
+    await page.setViewportSize(size);
+    const where = await inFirstScreen(page, "call-action");
+    expect(where.inside, `call action at ${size.width}×${size.height}: ${where.rect}`).toBe(true);
+  }
+}
+
+const background = (page: Page, selector: string) =>
+  page.locator(selector).evaluate((el) => getComputedStyle(el).backgroundColor);
+
+/** Where the docs' screenshots go: docs/ with UPDATE_SCREENSHOTS=1, else test-results/ (git-ignored). */
+function shotPath(name: string): string {
+  const dir = join(ROOT, process.env.UPDATE_SCREENSHOTS ? "docs" : "test-results");
+  mkdirSync(dir, { recursive: true });
+  return join(dir, name);
+}
+
 beforeAll(async () => {
   service = await startService();
   browser = await launchChromium();
@@ -155,29 +198,39 @@ afterAll(async () => {
 });
 
 describe("the counselor console in the worst minute", () => {
-  it("shows whom to call first, why, and its number; the patient's location in words; copies it for the dispatcher", async () => {
+  it("puts a tel: button that says what it rings on the first screen; the location in words; copies it for the dispatcher", async () => {
     const { counselor, patient } = await openPair(
       geo(HAZEL_CREST, { viewport: { width: 390, height: 844 } }),
       ADDRESS,
-      { permissions: ["clipboard-read", "clipboard-write"] },
+      { viewport: PHONE, permissions: ["clipboard-read", "clipboard-write"] },
     );
     const patientStatuses = await recordStatuses(patient, "location-status");
     expect(await state(patient, "location-status")).toBe("waiting");
     expect(await patient.locator(byId("emergency-call")).getAttribute("href")).toBe("tel:911");
     expect(await counselor.locator(byId("call-first")).isVisible()).toBe(false);
+    // Before an SOS the red control is the SOS button.
+    expect(await background(counselor, byId("sos-trigger"))).toBe(RED);
 
     await sos(counselor, "results");
     const card = counselor.locator(byId("call-first"));
     expect(await card.isVisible()).toBe(true);
+    expect(await text(counselor, byId("console-status"))).toBe("Location received. Call the centre below.");
     expect(await text(counselor, byId("call-first-name"))).toBe("Southland Dispatch Center");
     expect(await text(counselor, byId("call-first-why"))).toBe(
       "It answers 911 calls inside the city limits of Hazel Crest, where the patient is.",
     );
     expect(await text(counselor, "#call-first")).toMatch(/regional 911 centre/);
-    const phone = counselor.locator(byId("call-first-phone"));
+    const phone = counselor.locator(`${byId("call-action")} ${byId("call-first-phone")}`);
     expect(await phone.getAttribute("href")).toBe(`tel:${SOUTHLAND_PHONE}`);
-    expect(await phone.textContent()).toContain("(708) 555-1234");
-    expect(await counselor.locator(byId("call-first-no-number")).count()).toBe(0);
+    expect(await phone.textContent()).toBe("Call its 911 line: (708) 555-1234");
+    expect(await text(counselor, byId("call-action"))).toContain("Rings the centre's 911 floor directly.");
+    expect(await counselor.locator(byId("copy-call-script")).count()).toBe(0);
+    // After the SOS the red, dominant control is the call; asking again is secondary.
+    expect(await background(counselor, byId("call-first-phone"))).toBe(RED);
+    expect(await text(counselor, byId("sos-trigger"))).toBe("Ask for the location again");
+    expect(await background(counselor, byId("sos-trigger"))).not.toBe(RED);
+    await expectCallActionOnFirstScreen(counselor);
+    expect(await counselor.locator(byId("no-numbers-note")).isVisible()).toBe(false);
     expect(await text(counselor, byId("emergency-numbers"))).toMatch(
       /911 \(all services\).*988 \(crisis line\)/,
     );
@@ -187,9 +240,7 @@ describe("the counselor console in the worst minute", () => {
     expect(where).toContain("41.57250, -87.69450 (±25 m)");
     expect(where).toContain(ADDRESS);
     expect(await counselor.locator("#psaps li").count()).toBeGreaterThan(0);
-    expect(await text(counselor, "#psaps li:first-child")).toMatch(/\d+\.\d km/);
     // The map: county outlines around the fix, and the patient's county named.
-    // (drawn once the state's outlines are fetched)
     await waitFor(
       "county outlines on the map",
       async () => (await counselor.locator("#plot path").count()) > 1,
@@ -225,46 +276,80 @@ describe("the counselor console in the worst minute", () => {
     expect(await patient.locator(byId("emergency-call")).getAttribute("href")).toBe("tel:911");
     expect(await noSidewaysScroll(patient)).toBeLessThanOrEqual(390);
 
-    // test-results/ is git-ignored; UPDATE_SCREENSHOTS=1 refreshes the README's copies in docs/.
-    const shotDir = join(ROOT, process.env.UPDATE_SCREENSHOTS ? "docs" : "test-results");
-    mkdirSync(shotDir, { recursive: true });
-    await counselor.screenshot({ path: join(shotDir, "counselor-console.png"), fullPage: true });
-    await patient.screenshot({ path: join(shotDir, "patient-page.png"), fullPage: true });
-
-    // A cancel: one status, the card gone.
+    // A cancel: one status, the card gone, SOS red again.
     await counselor.click("#cancel");
     await waitFor(
       "the console to say cancelled",
       async () => (await state(counselor, "console-status")) === "cancelled",
     );
     expect(await card.isVisible()).toBe(false);
+    expect(await background(counselor, byId("sos-trigger"))).toBe(RED);
     await waitFor(
       "the patient page to stop saying shared",
       async () => (await state(patient, "location-status")) === "waiting",
     );
   });
 
-  it("with no number on file, says so and what to do instead; copies through the fallback without a clipboard API", async () => {
-    const { counselor } = await openPair(geo(EVANSTON));
-    // A browser that refuses the clipboard API: the page falls back to a selected text box.
+  it("with no number on file, puts a call script with a copy button on the first screen, and tells the operator", async () => {
+    const { counselor, patient } = await openPair(geo(EVANSTON, { viewport: PHONE }), ADDRESS, {
+      viewport: PHONE,
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
+    await sos(counselor, "results");
+    expect(await text(counselor, byId("console-status"))).toBe(
+      "Location received. No number on file: follow the script below.",
+    );
+    expect(await text(counselor, byId("call-first-name"))).toBe("Evanston Police Department");
+    expect(await counselor.locator(byId("call-first-phone")).count()).toBe(0);
+    const action = await text(counselor, byId("call-action"));
+    expect(action).toContain("No number on file. Do this now:");
+    expect(action).toContain(
+      "Ask the patient, or someone with them, to dial 911 now if they can: their page has the button.",
+    );
+    expect(action).toContain(
+      "If they cannot: call 911 where you are, say the patient is in Evanston, Cook County, IL, and ask to be transferred to Evanston Police Department, Cook County, IL.",
+    );
+    // The red, dominant control is the script's copy button.
+    expect(await background(counselor, byId("copy-call-script"))).toBe(RED);
+    expect(await background(counselor, byId("sos-trigger"))).not.toBe(RED);
+    await expectCallActionOnFirstScreen(counselor);
+    await counselor.setViewportSize(PHONE);
+    expect((await inFirstScreen(counselor, "copy-call-script")).inside).toBe(true);
+    // A distance to a city's point is not given as an exact figure.
+    expect(await text(counselor, "#call-first")).toContain("registered in Evanston, where the patient is");
+    expect(await text(counselor, "#call-first")).not.toMatch(/\d+\.\d km/);
+    // For the operator: no numbers on file, and where to load them.
+    const note = counselor.locator(byId("no-numbers-note"));
+    expect(await note.isVisible()).toBe(true);
+    expect(await note.textContent()).toMatch(/No numbers on file:.*load the directory/s);
+
+    await counselor.click(byId("copy-call-script"));
+    await waitFor("the script on the clipboard", async () =>
+      (await counselor.evaluate(() => navigator.clipboard.readText())).startsWith("Call script"),
+    );
+    const script = (await counselor.evaluate(() => navigator.clipboard.readText())).split("\n");
+    expect(script[1]).toMatch(/^1\. Ask the patient, or someone with them, to dial 911 now/);
+    expect(script[2]).toMatch(/^2\. If they cannot: call 911 where you are/);
+    expect(script).toContain("Where: Evanston (city), Cook County, IL, US");
+    expect(script).toContain(`Address on file: ${ADDRESS}`);
+    expect(script.some((line) => line.startsWith("GPS: 42.04510, -87.68770"))).toBe(true);
+
+    // The first screens the docs show: the console at 360 and 1280 px, the patient page beside it.
+    await waitFor("the map caption", async () => (await text(counselor, "#map-caption")) !== "");
+    await counselor.screenshot({ path: shotPath("counselor-console-360.png") });
+    await patient.screenshot({ path: shotPath("patient-page-360.png") });
+    await counselor.setViewportSize(DESKTOP);
+    await patient.setViewportSize(DESKTOP);
+    await counselor.screenshot({ path: shotPath("counselor-console-1280.png"), fullPage: true });
+    await patient.screenshot({ path: shotPath("patient-page-1280.png"), fullPage: true });
+
+    // A browser that refuses the clipboard API: the location falls back to a selected text box.
     await counselor.evaluate(() => {
       Object.defineProperty(navigator, "clipboard", {
         value: { writeText: () => Promise.reject(new Error("denied")) },
         configurable: true,
       });
     });
-    await sos(counselor, "results");
-    expect(await text(counselor, byId("call-first-name"))).toBe("Evanston Police Department");
-    expect(await counselor.locator(byId("call-first-phone")).count()).toBe(0);
-    const guidance = await text(counselor, byId("call-first-no-number"));
-    expect(guidance).toContain("No phone number on file for this centre.");
-    expect(guidance).toMatch(
-      /the patient, or someone with them, to dial 911 now: their page shows it as a button/,
-    );
-    expect(guidance).toMatch(/give its name, “Evanston Police Department, Evanston, IL”, to a relay service/);
-    expect(await text(counselor, byId("emergency-numbers"))).toContain("911 (all services)");
-    expect(await text(counselor, byId("patient-location"))).toContain("Address on file");
-
     await counselor.click(byId("copy-location"));
     const box = counselor.locator("#copy-text");
     await waitFor("the fallback text box", () => box.isVisible());
@@ -273,6 +358,45 @@ describe("the counselor console in the worst minute", () => {
       "Answering 911 centre: Evanston Police Department (Evanston, IL, no number on file)",
     );
     expect(await text(counselor, "#copied")).not.toBe("");
+  });
+
+  it("names county equivalents by their own words and distances as exact as the centre's position", async () => {
+    const anchorage = await openPair(geo(ANCHORAGE));
+    await sos(anchorage.counselor, "results");
+    const alaska = `${await text(anchorage.counselor, "#call-first")}\n${await text(anchorage.counselor, byId("patient-location"))}\n${await text(anchorage.counselor, "#others")}`;
+    expect(alaska).toContain("Anchorage (city), Municipality of Anchorage, AK, US");
+    expect(alaska).toContain("registered in Anchorage, where the patient is");
+    expect(alaska).not.toMatch(/Anchorage County|Anchorage Borough|\d+\.\d km/);
+
+    const sanJuan = await openPair(geo(SAN_JUAN));
+    await sos(sanJuan.counselor, "results");
+    const pr = `${await text(sanJuan.counselor, "#call-first")}\n${await text(sanJuan.counselor, byId("patient-location"))}`;
+    expect(pr).toContain("San Juan, PR (municipio)");
+    expect(pr).toContain("the municipio of San Juan");
+    expect(pr).not.toMatch(/San Juan County|unincorporated|statewide/);
+  });
+
+  it("draws the centre to call first on top on the map, and keeps markers at one spot apart", async () => {
+    const { counselor } = await openPair(geo(BOSTON));
+    await sos(counselor, "results");
+    await waitFor("the markers", async () => (await counselor.locator("#plot text").count()) > 1);
+    const markers = await counselor.evaluate(() =>
+      [...document.querySelectorAll("#plot circle")]
+        .filter((c) => ["#b42318", "#5b6675"].includes(c.getAttribute("fill") ?? ""))
+        .map((c) => ({
+          x: Number(c.getAttribute("cx")),
+          y: Number(c.getAttribute("cy")),
+          r: Number(c.getAttribute("r")),
+          first: c.getAttribute("fill") === "#b42318",
+        })),
+    );
+    expect(markers.length).toBeGreaterThan(1);
+    // Drawn last: nothing covers it.
+    expect(markers.at(-1)?.first).toBe(true);
+    expect(markers.filter((m) => m.first)).toHaveLength(1);
+    for (const a of markers)
+      for (const b of markers)
+        if (a !== b) expect(Math.hypot(a.x - b.x, a.y - b.y)).toBeGreaterThanOrEqual(a.r + b.r);
   });
 
   it("a refused geolocation: the patient page says unavailable (never shared), the console says so once, with the address on file", async () => {
@@ -312,8 +436,14 @@ describe("the counselor console in the worst minute", () => {
     expect(await text(counselor, byId("console-status"))).toMatch(
       /outside the United States \(GB\).*dial 999/,
     );
-    expect(await text(counselor, byId("call-first-name"))).toBe("No US 911 centre serves this location");
+    expect(await text(counselor, byId("call-first-name"))).toBe("No US 911 centre serves there");
     expect(await text(counselor, byId("call-first-why"))).toMatch(/should dial 999 now/);
+    // The call action abroad: the patient's own call, and what to do if they cannot make it.
+    const action = await text(counselor, byId("call-action"));
+    expect(action).toContain("to dial 999 now if they can (United Kingdom)");
+    expect(action).toContain("call your own emergency number, give the patient's country (United Kingdom)");
+    expect(await counselor.locator(byId("copy-call-script")).isVisible()).toBe(true);
+    await expectCallActionOnFirstScreen(counselor);
     expect(await text(counselor, byId("emergency-numbers"))).toMatch(/\(GB\).*999 \(all services\).*112/);
     expect(await counselor.locator("#psaps li").count()).toBe(0);
     expect(await counselor.locator("#others").isVisible()).toBe(false);
@@ -330,22 +460,35 @@ describe("the counselor console in the worst minute", () => {
 });
 
 describe("both pages at phone width and for assistive technology", () => {
-  it("have no sideways scroll at 360 px and pass axe-core (no serious or critical violation) at desktop and 360 px", async () => {
-    const { counselor, patient } = await openPair(geo(HAZEL_CREST), ADDRESS);
-    // Before the SOS, then with every card shown.
-    for (const page of [counselor, patient]) expect(await axeViolations(page)).toEqual([]);
+  it("have no sideways scroll at 360 and 390 px and pass axe-core (no serious or critical violation) at 360 and 1280 px, before and after an SOS", async () => {
+    const { counselor, patient } = await openPair(geo(EVANSTON), ADDRESS);
+    const pages = { counselor, patient };
+    /** axe at both widths, each page; the violations by width and page. */
+    const axeAtBothWidths = async (when: string) => {
+      const found: string[] = [];
+      for (const size of [PHONE, DESKTOP])
+        for (const [name, page] of Object.entries(pages)) {
+          await page.setViewportSize(size);
+          for (const v of await axeViolations(page)) found.push(`${when}, ${name} at ${size.width} px: ${v}`);
+        }
+      return found;
+    };
+    expect(await axeAtBothWidths("before the SOS")).toEqual([]);
     await sos(counselor, "results");
     await waitFor(
       "the patient page to say shared",
       async () => (await state(patient, "location-status")) === "shared",
     );
-    for (const page of [counselor, patient]) expect(await axeViolations(page)).toEqual([]);
+    // With every card shown: the call script, the location, the map, the others, the operator's note.
+    expect(await axeAtBothWidths("after the SOS")).toEqual([]);
     for (const width of [360, 390]) {
       for (const page of [counselor, patient]) {
         await page.setViewportSize({ width, height: 800 });
         expect(await noSidewaysScroll(page)).toBeLessThanOrEqual(width);
-        if (width === 360) expect(await axeViolations(page)).toEqual([]);
       }
     }
+    // The patient's call button is on the first screen of a phone too.
+    await patient.setViewportSize(PHONE);
+    expect((await inFirstScreen(patient, "emergency-call")).inside).toBe(true);
   });
 });

@@ -11,6 +11,8 @@ export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const CHROMIUM = "/usr/bin/chromium";
 /** Local state of the test server, apart from the one a developer's `npm run dev` uses. */
 const PERSIST_TO = join(ROOT, ".wrangler/browser-tests");
+/** What the test server serves: its own copy of public/ with the SDKs, never the folder `npm run dev` serves. */
+export const ASSETS = join(ROOT, ".wrangler/test-public");
 const READY_TIMEOUT_MS = 170_000;
 
 interface PlatformCreated {
@@ -65,14 +67,25 @@ async function waitUntilReady(url: string, child: ChildProcess, log: () => strin
 }
 
 /**
- * Builds the SDKs, starts `npm run dev -- --port P --ip 127.0.0.1` in its own process group, waits
+ * Builds the SDKs into the tests' own served folder, starts `npm run dev -- --port P --ip 127.0.0.1
+ * --assets <that folder>` in its own process group, waits
  * for it, and creates a fresh platform with the admin API (falling back to the demo platform).
  */
 export async function startService(): Promise<Service> {
-  await runNode(["scripts/build-sdk.ts"]);
+  await runNode(["scripts/build-sdk.ts", "--out", ASSETS]);
   const port = await freePort();
   const server = startProcess(
-    ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", PERSIST_TO],
+    [
+      "scripts/dev.ts",
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      PERSIST_TO,
+      "--assets",
+      ASSETS,
+    ],
     ROOT,
     { CI: "true", BROWSER: "none" },
   );

@@ -6,8 +6,14 @@ interface Format {
   nationalPhone(e164: string | null): string;
   telHref(number: string): string;
   firstNumber(emergency: unknown): string;
-  countyLabel(county: string | null, state: string | null): string;
   whyChosen(psap: PsapRecord, area: PsapArea): string;
+  distanceText(psap: PsapRecord, area: PsapArea): string;
+  centreLine(psap: PsapRecord): string;
+  callScript(
+    result: { area: PsapArea; location?: ReportedLocation; psaps: PsapRecord[]; emergency?: unknown } | null,
+    address: string | null,
+    now?: Date,
+  ): { heading: string; steps: string[]; copyText: string };
   placeLine(area: PsapArea): string;
   coordinatesLine(location: ReportedLocation): string;
   dispatcherText(
@@ -17,9 +23,18 @@ interface Format {
   ): string;
 }
 
-// A plain .js module served as it is: loaded by path so the type checker does not look for typings.
+interface CountyNames {
+  countyName(county: string | null, state: string | null, fips?: string): string;
+  countyInSentence(county: string | null, state: string | null, fips?: string): string;
+}
+
+// Plain .js modules served as they are: loaded by path so the type checker does not look for typings.
 const path = "../../public/demo/format.js";
 const f = (await import(path)) as Format;
+const namesPath = "../../public/demo/county-names.js";
+const n = (await import(namesPath)) as CountyNames;
+/** Where the patient is, for the other cases. */
+const at = (over: Partial<PsapArea>): PsapArea => ({ ...AREA, ...over });
 
 const PSAP: PsapRecord = {
   id: "8927",
@@ -59,11 +74,50 @@ describe("demo page formatting", () => {
     expect(f.firstNumber({ country: "GB", numbers: [{ number: "999", service: "all" }] })).toBe("999");
   });
 
-  it("names counties, parishes and county-equivalents as a dispatcher would", () => {
-    expect(f.countyLabel("Cook", "IL")).toBe("Cook County");
-    expect(f.countyLabel("Orleans", "LA")).toBe("Orleans Parish");
-    expect(f.countyLabel("Baltimore city", "MD")).toBe("Baltimore city");
-    expect(f.countyLabel(null, "IL")).toBe("");
+  it("names counties and county equivalents by their own words", () => {
+    expect(n.countyName("Cook", "IL")).toBe("Cook County");
+    expect(n.countyName("Orleans", "LA")).toBe("Orleans Parish");
+    expect(n.countyName("Anchorage", "AK")).toBe("Municipality of Anchorage");
+    expect(n.countyName("Kodiak Island", "AK")).toBe("Kodiak Island Borough");
+    expect(n.countyName("Nome", "AK")).toBe("Nome Census Area");
+    expect(n.countyName("Juneau", "AK")).toBe("City and Borough of Juneau");
+    expect(n.countyName("San Juan", "PR")).toBe("municipio of San Juan");
+    // Independent cities, by the service's name or by the map's FIPS code; Virginia's counties stay counties.
+    expect(n.countyName("Richmond city", "VA")).toBe("City of Richmond");
+    expect(n.countyName("Baltimore city", "MD")).toBe("City of Baltimore");
+    expect(n.countyName("St. Louis city", "MO")).toBe("City of St. Louis");
+    expect(n.countyName("Richmond", "VA", "51760")).toBe("City of Richmond");
+    expect(n.countyName("Richmond", "VA", "51159")).toBe("Richmond County");
+    expect(n.countyName("Charles City", "VA", "51036")).toBe("Charles City County");
+    expect(n.countyName("Carson City", "NV", "32510")).toBe("Carson City");
+    // The FCC registry's own spellings of a PSAP's county.
+    expect(n.countyName("Richmond City", "VA")).toBe("City of Richmond");
+    expect(n.countyName("James City", "VA")).toBe("James City County");
+    expect(n.countyName("Anchorage Borough", "AK")).toBe("Municipality of Anchorage");
+    expect(n.countyName("Nome Census Area", "AK")).toBe("Nome Census Area");
+    expect(n.countyName("Orleans Parish", "LA")).toBe("Orleans Parish");
+    expect(n.countyName("District of Columbia", "DC", "11001")).toBe("District of Columbia");
+    expect(n.countyName("St. Thomas", "VI")).toBe("St. Thomas (island)");
+    expect(n.countyName(null, "IL")).toBe("");
+    // Inside a sentence.
+    expect(n.countyInSentence("Richmond city", "VA")).toBe("the City of Richmond");
+    expect(n.countyInSentence("San Juan", "PR")).toBe("the municipio of San Juan");
+    expect(n.countyInSentence("Cook", "IL")).toBe("Cook County");
+  });
+
+  it("never writes Anchorage County, San Juan County or an unincorporated San Juan", () => {
+    const lines = [
+      f.placeLine(at({ state: "AK", county: "Anchorage", place: "Anchorage", place_kind: "city" })),
+      f.placeLine(at({ state: "PR", county: "San Juan", place: "San Juan", place_kind: "community" })),
+      f.whyChosen(
+        { ...PSAP, state: "PR", match: "county" },
+        at({ state: "PR", county: "San Juan", place: "San Juan", place_kind: "community" }),
+      ),
+    ];
+    expect(lines[0]).toBe("Anchorage (city), Municipality of Anchorage, AK, US");
+    expect(lines[1]).toBe("San Juan, PR (municipio), US");
+    expect(lines[2]).toBe("It answers 911 calls for the municipio of San Juan, where the patient is.");
+    expect(lines.join("\n")).not.toMatch(/Anchorage County|San Juan County|unincorporated/);
   });
 
   it("says why a centre was chosen, for every kind of match", () => {
@@ -74,8 +128,100 @@ describe("demo page formatting", () => {
       f.whyChosen({ ...PSAP, match: "county" }, { ...AREA, place: "Lisle", place_kind: "community" }),
     ).toBe("It answers 911 calls for Cook County, where the patient is (Lisle is unincorporated).");
     expect(f.whyChosen({ ...PSAP, match: "boundary" }, AREA)).toMatch(/service area contains/);
-    expect(f.whyChosen({ ...PSAP, match: "nearest", distance_km: 12.34 }, AREA)).toMatch(
-      /nearest one \(12\.3 km\)/,
+    expect(f.whyChosen({ ...PSAP, match: "nearest", distance_km: 12.34 }, at({ place: "Elsewhere" }))).toBe(
+      "No centre on file answers for this exact spot: it is the nearest one, ≈ 12 km (city centre).",
+    );
+    expect(
+      f.whyChosen({ ...PSAP, match: "nearest", distance_km: 12.34, location_precision: "building" }, AREA),
+    ).toMatch(/nearest one, 12\.3 km away\.$/);
+  });
+
+  it("names towns and townships as their states do", () => {
+    const town = { place_kind: "town" } as unknown as Partial<PsapArea>;
+    expect(f.placeLine(at({ ...town, state: "NJ", county: "Camden", place: "Cherry Hill" }))).toBe(
+      "Cherry Hill (township), Camden County, NJ, US",
+    );
+    expect(f.placeLine(at({ ...town, state: "MA", county: "Middlesex", place: "Lexington" }))).toBe(
+      "Lexington (town), Middlesex County, MA, US",
+    );
+    expect(
+      f.placeLine(at({ state: "PR", county: "Fajardo", place: "Puerto Real", place_kind: "community" })),
+    ).toBe("Puerto Real, Fajardo, PR (municipio), US");
+    expect(f.placeLine(at({ state: "VA", county: "Richmond city", place: "Richmond" }))).toBe(
+      "Richmond (city), City of Richmond, VA, US",
+    );
+  });
+
+  it("gives distances as precise as the centre's position, never an exact-looking guess", () => {
+    const anchorage = { ...PSAP, city: "Anchorage", state: "AK", county: "Anchorage", distance_km: 33.4 };
+    const downtown = at({ state: "AK", county: "Anchorage", place: "Anchorage" });
+    expect(f.distanceText(anchorage, downtown)).toBe("registered in Anchorage, where the patient is");
+    expect(f.distanceText(anchorage, at({ state: "AK", county: "Anchorage", place: "Eagle River" }))).toBe(
+      "≈ 33 km (city centre)",
+    );
+    expect(f.distanceText({ ...anchorage, location_precision: "county" }, downtown)).toBe(
+      "registered in the Municipality of Anchorage, where the patient is",
+    );
+    expect(
+      f.distanceText({ ...anchorage, location_precision: "county", county: "Kenai Peninsula" }, downtown),
+    ).toBe("≈ 33 km (county centre)");
+    expect(f.distanceText({ ...anchorage, location_precision: "building" }, downtown)).toBe("33.4 km away");
+    expect(f.distanceText({ ...anchorage, distance_km: 0.4 }, at({ place: "Elsewhere" }))).toBe(
+      "≈ < 1 km (city centre)",
+    );
+    for (const text of [
+      f.distanceText(anchorage, at({ place: "Eagle River" })),
+      f.whyChosen({ ...anchorage, match: "nearest" }, downtown),
+    ])
+      expect(text).not.toMatch(/\d+\.\d km/);
+  });
+
+  it("writes a call script to follow at once when no number is on file, and copies it with every detail", () => {
+    const noNumber = { ...PSAP, phone: null, phone_kind: null };
+    const location = { latitude: 41.5725, longitude: -87.6945, accuracy: 25 };
+    const script = f.callScript(
+      {
+        area: AREA,
+        location,
+        psaps: [noNumber],
+        emergency: { country: "US", numbers: [{ number: "911", service: "all" }] },
+      },
+      "17000 S Kedzie Ave, Hazel Crest, IL 60429",
+      new Date("2026-11-25T04:30:00Z"),
+    );
+    expect(script.heading).toBe("No number on file. Do this now:");
+    expect(script.steps).toEqual([
+      "Ask the patient, or someone with them, to dial 911 now if they can: their page has the button.",
+      "If they cannot: call 911 where you are, say the patient is in Hazel Crest, Cook County, IL, and ask to be transferred to Southland Dispatch Center, Cook County, IL.",
+    ]);
+    expect(script.copyText.split("\n")).toEqual([
+      "Call script (telehealth SOS, 2026-11-25 04:30 UTC)",
+      `1. ${script.steps[0]}`,
+      `2. ${script.steps[1]}`,
+      '   Say: "I am a telehealth counselor. My patient is in danger in Hazel Crest, Cook County, IL. Please transfer me to Southland Dispatch Center, Cook County, IL, which has no number on file here."',
+      "Where: Hazel Crest (city), Cook County, IL, US",
+      "GPS: 41.57250, -87.69450 (latitude, longitude, accuracy ±25 m)",
+      "Address on file: 17000 S Kedzie Ave, Hazel Crest, IL 60429",
+    ]);
+    expect(f.centreLine({ ...PSAP, state: "LA", county: "Orleans" })).toBe(
+      "Southland Dispatch Center, Orleans Parish, LA",
+    );
+  });
+
+  it("tells a counselor whose patient is abroad whom the patient dials, and what to do if they cannot", () => {
+    const script = f.callScript(
+      {
+        area: { country: "GB", state: null, county: null, place: null, place_kind: null },
+        psaps: [],
+        emergency: { country: "GB", numbers: [{ number: "999", service: "all" }] },
+      },
+      null,
+    );
+    expect(script.steps[0]).toBe(
+      "Ask the patient, or someone with them, to dial 999 now if they can (United Kingdom): their page has the button.",
+    );
+    expect(script.steps[1]).toMatch(
+      /call your own emergency number, give the patient's country \(United Kingdom\) and location/,
     );
   });
 

@@ -18,6 +18,13 @@ import {
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Each run starts wrangler (and, on a fresh state, loads the PSAP data): slow on a busy machine. */
 const RUN_TIMEOUT_MS = 240_000;
+/**
+ * The tests' own local state and served folder, never the ones a developer's `npm run dev` uses
+ * (.wrangler/state, public/): a test run beside it changes nothing it serves.
+ */
+const STATE = join(root, ".wrangler/dev-script-tests");
+const ASSETS = join(root, ".wrangler/test-public");
+const OWN = ["--persist-to", STATE, "--assets", ASSETS];
 const started: RunningProcess[] = [];
 const directories: string[] = [];
 
@@ -29,13 +36,15 @@ afterEach(async () => {
 /** Runs `node scripts/dev.ts <flags>` until the server answers and the banner is out; returns its output. */
 async function runDev(extraFlags: string[] = []): Promise<{ output: string; port: number; jwks: Response }> {
   const port = await freePort();
+  const own = extraFlags.includes("--persist-to") ? ["--assets", ASSETS] : OWN;
   const running = startProcess(
-    ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", ...extraFlags],
+    ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", ...own, ...extraFlags],
     root,
   );
   started.push(running);
   // Any answer means the server is up (the route may not exist yet in a half-built tree).
-  const jwks = await firstAnswer(`http://127.0.0.1:${port}/.well-known/jwks.json`, running, 90_000);
+  // A fresh state imports the real bundle first (a minute or more on a busy machine).
+  const jwks = await firstAnswer(`http://127.0.0.1:${port}/.well-known/jwks.json`, running, 200_000);
   await waitForOutput(running, "Demo API key", 30_000);
   const output = running.output();
   await running.stop();
@@ -61,6 +70,15 @@ describe("npm run dev", () => {
       expect(output).toContain(vars.DEMO_PLATFORM_ID);
       expect(output).toContain(vars.DEMO_API_KEY);
       expect(output).not.toContain(vars.ADMIN_TOKEN); // the banner says where the token is, not what it is
+      // No offline `Request.cf` stack trace; the second bindings table is announced in one line.
+      expect(output).not.toMatch(/Request\.cf|ENOTFOUND|getaddrinfo/);
+      expect(output).toContain(
+        "[dev] wrangler lists the bindings, then again once its local dev registry connects",
+      );
+      // The phone-number note with the coverage figure (the registry has none).
+      expect(output).toMatch(
+        /Phone numbers\s+no numbers on file, 0 of 6,542 centres \(0 %\): load the directory/,
+      );
       if (jwks.status === 200) {
         // The worker read the JSON signing key from .dev.vars intact: it publishes that key's kid.
         const kid = (JSON.parse(vars.JWT_SIGNING_KEY ?? "{}") as { kid: string }).kid;
@@ -116,6 +134,7 @@ describe("npm run dev", () => {
       directories.push(freshState);
       const { output } = await runDev(["--demo", "--persist-to", freshState]);
       expect(output).toMatch(/PSAP data\s+demo: 50 PSAPs/);
+      expect(output).toContain("The real registry again: npm run dev (without --demo)");
       expect(output).not.toMatch(/Unknown argument|unknown option/i);
     },
     RUN_TIMEOUT_MS,
@@ -125,9 +144,12 @@ describe("npm run dev", () => {
     "stops wrangler and its workerd when it is sent SIGTERM, and exits with wrangler's status",
     async () => {
       const port = await freePort();
-      const running = startProcess(["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1"], root);
+      const running = startProcess(
+        ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", ...OWN],
+        root,
+      );
       started.push(running);
-      await firstAnswer(`http://127.0.0.1:${port}/`, running, 90_000);
+      await firstAnswer(`http://127.0.0.1:${port}/`, running, 200_000);
       const pid = running.child.pid ?? 0;
       const exit = new Promise<number | null>((resolve) =>
         running.child.once("exit", (code) => resolve(code)),

@@ -229,4 +229,35 @@ describe("ReconnectingSocket", () => {
     await vi.advanceTimersByTimeAsync(60_000);
     expect(FakeWebSocket.instances).toHaveLength(1);
   });
+
+  it("aborts a probe in flight when closed: no request and no timer outlives close()", async () => {
+    let signal: AbortSignal | undefined;
+    const s = start();
+    vi.stubGlobal(
+      "fetch",
+      vi.fn((_url: string, init: RequestInit = {}) => {
+        signal = init.signal ?? undefined;
+        // A probe that never answers by itself (a network that swallows it).
+        return new Promise<Response>((_resolve, reject) =>
+          signal?.addEventListener("abort", () => reject(new DOMException("aborted", "AbortError"))),
+        );
+      }),
+    );
+    FakeWebSocket.last.serverClose(1006);
+    await flush();
+    expect(signal?.aborted).toBe(false);
+    s.close();
+    await flush();
+    expect(signal?.aborted).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    expect(FakeWebSocket.instances).toHaveLength(1);
+  });
+
+  it("holds no timer once the session is over (close code 4000)", async () => {
+    start();
+    FakeWebSocket.last.open();
+    expect(vi.getTimerCount()).toBeGreaterThan(0); // the heartbeat
+    FakeWebSocket.last.serverClose(4000, "session ended");
+    expect(vi.getTimerCount()).toBe(0);
+  });
 });

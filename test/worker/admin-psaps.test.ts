@@ -224,9 +224,28 @@ describe("with an index", () => {
     expect(history.history[2]).toMatchObject({ old: { phone: "+13125550199" }, new: null });
   });
 
-  it("refuses a number that is not E.164, an emergency line that is not 10 digits, and unknown PSAPs", async () => {
+  it("takes a number as an operator writes it for the PSAP's country, and stores it as E.164", async () => {
+    for (const written of [
+      "(312) 555-0142",
+      "312-555-0142",
+      "312.555.0142",
+      "1 312 555 0142",
+      "+1 (312) 555-0142",
+    ]) {
+      const res = await putContact("101", { phone: written, phone_kind: "emergency", source: "Website" });
+      expect(res.status, written).toBe(200);
+      expect(await res.json(), written).toMatchObject({ psap_id: "101", phone: "+13125550142" });
+    }
+    expect(await (await admin("/v1/admin/psaps/101")).json()).toMatchObject({ phone: "+13125550142" });
+    expect((await admin("/v1/admin/psaps/101/contact", { method: "DELETE" })).status).toBe(204);
+  });
+
+  it("refuses a number it cannot read for the PSAP's country, an emergency line that is not 10 digits, and unknown PSAPs", async () => {
     const cases: [string, unknown, number][] = [
-      ["100", { phone: "312-555-0142", phone_kind: "administrative", source: "x" }, 400],
+      ["100", { phone: "555-0142", phone_kind: "administrative", source: "x" }, 400],
+      ["100", { phone: "312-555-0142 ext. 7", phone_kind: "administrative", source: "x" }, 400],
+      ["100", { phone: "call 312-555-0142", phone_kind: "administrative", source: "x" }, 400],
+      ["100", { phone: "020 7946 0000", phone_kind: "administrative", source: "x" }, 400],
       ["100", { phone: "+1312555", phone_kind: "administrative", source: "x" }, 400],
       ["100", { phone: "+442079460000", phone_kind: "emergency", source: "x" }, 400],
       ["100", { phone: "+13125550142", phone_kind: "fax", source: "x" }, 400],

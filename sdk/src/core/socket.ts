@@ -31,8 +31,51 @@ export interface SocketOptions {
   onStop: (err: ApiError | SdkError) => void;
 }
 
+/** Node's diagnostics channels (browsers have no `process`). */
+interface Channels {
+  subscribe(name: string, fn: (message: never) => void): void;
+  unsubscribe(name: string, fn: (message: never) => void): void;
+}
+/** undici's channel for each request it writes, with the TCP socket it goes out on (documented by undici). */
+const SENT = "undici:client:sendHeaders";
+const channels = (
+  globalThis as { process?: { getBuiltinModule?: (id: string) => Channels | undefined } }
+).process?.getBuiltinModule?.("node:diagnostics_channel");
+
+/**
+ * Node only: finds the TCP socket that carries `ws` (the upgrade request's) and returns a function that
+ * lets go of it: unref, so that it no longer keeps Node alive. After a server's close frame, Node's
+ * WebSocket waits for the server to end the TCP connection (`wrangler dev`'s workerd takes 10 s), and
+ * that wait would hold the process; the close handshake itself still ends normally.
+ */
+function tcpOf(ws: WebSocket): () => void {
+  if (!channels) return () => {};
+  let tcp: { unref(): void } | undefined;
+  const sent = ({
+    request,
+    socket,
+  }: {
+    request: { upgrade?: unknown; path: string };
+    socket: typeof tcp;
+  }) => {
+    if (request.upgrade && ws.url.endsWith(request.path)) {
+      tcp = socket;
+      channels.unsubscribe(SENT, sent);
+    }
+  };
+  channels.subscribe(SENT, sent);
+  return () => {
+    channels.unsubscribe(SENT, sent);
+    tcp?.unref();
+  };
+}
+
 export class ReconnectingSocket {
   private _ws: WebSocket | null = null;
+  /** Lets go of the current WebSocket's TCP connection (Node), once it is dropped. */
+  private _release = () => {};
+  /** The probe in flight, if any: aborted by close() so that no request or timer outlives it. */
+  private _probing: AbortController | undefined;
   /** Failed attempts since the last stable connection: the backoff exponent. */
   private _failures = 0;
   private _openedAt = 0;
@@ -62,6 +105,7 @@ export class ReconnectingSocket {
   close(): void {
     if (this._done) return;
     this._done = true;
+    this._probing?.abort();
     this._drop();
     this._listen(false);
     this._opts.onState("closed");
@@ -91,6 +135,7 @@ export class ReconnectingSocket {
     } catch {
       // already closed
     }
+    this._release();
   }
 
   private _connect(): void {
@@ -99,6 +144,7 @@ export class ReconnectingSocket {
     let ws: WebSocket;
     try {
       ws = new WebSocket(this._opts.url());
+      this._release = tcpOf(ws);
     } catch (err) {
       this._opts.onStop(new SdkError("invalid_url", "the WebSocket address is not valid", err));
       this.close();
@@ -164,6 +210,7 @@ export class ReconnectingSocket {
   /** The browser hides why an upgrade failed, so ask plainly: 401 or 410 means stop for good. */
   private async _probe(): Promise<ApiError | null> {
     const ctl = new AbortController();
+    this._probing = ctl;
     const timer = setTimeout(() => ctl.abort(), SOCKET_DEFAULTS.connectTimeout);
     try {
       const res = await fetch(this._opts.probeUrl(), { signal: ctl.signal });

@@ -4,7 +4,7 @@ import type { Context } from "hono";
 import { base64url } from "jose";
 import { ADMIN_LIMITS } from "../../config.ts";
 import { withContacts } from "../../contacts/overlay.ts";
-import { checkContactPhone } from "../../contacts/phone.ts";
+import { checkContactPhone, phoneRegionOf } from "../../contacts/phone.ts";
 import { allContacts, contactHistory, deleteContact, getContact, putContact } from "../../contacts/store.ts";
 import { ProblemError, problem } from "../../problem.ts";
 import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../psap/catalogue.ts";
@@ -68,7 +68,7 @@ export function mountAdminPsapRoutes(app: OpenAPIHono<AppEnv>): void {
     const body = await readJsonBody(c.req.raw, ContactRequest);
     const record = await psapOf(c);
     if (!body.ok) throw new ProblemError(body.problem);
-    const phone = checkContactPhone(body.value.phone, body.value.phone_kind);
+    const phone = checkContactPhone(body.value.phone, body.value.phone_kind, phoneRegionOf(record.state));
     if (!phone.ok) {
       throw new ProblemError(
         problem("invalid_request", `phone: ${phone.message}.`, {

@@ -1,0 +1,63 @@
+// What `npm run dev` prints and decides without a server: the banner's phone-number note with the
+// coverage figure, the one way to ask for demo data, and the served folder a test can point it at.
+import { describe, expect, it } from "vitest";
+import { type BannerFacts, banner, phoneLine, readDevFlags } from "../../scripts/dev.ts";
+import { DEMO_DATA_VERSION, servesWhatWasAsked } from "../../scripts/dev-psap-data.ts";
+
+const FACTS: BannerFacts = {
+  url: "http://127.0.0.1:8787",
+  demo: { platformId: "plt_demo1", apiKey: "sk_live_abc" },
+  psapData: { dataVersion: "FCC Master PSAP Registry v2.295 (2026-02-06)", psaps: 6542 },
+  phones: { psaps: 6542, with_phone: 0 },
+  links: [["Counselor console", "http://127.0.0.1:8787/demo/counselor.html"]],
+  seconds: 21.44,
+};
+
+describe("the banner", () => {
+  it("says when no centre has a number on file, with the coverage figure and what to do", () => {
+    const text = banner(FACTS);
+    expect(text).toContain(
+      'Phone numbers      no numbers on file, 0 of 6,542 centres (0 %): load the directory (data/README.md, "Contact directory")',
+    );
+    expect(text).toContain("(ready in 21.4 s)");
+  });
+
+  it("gives the share of centres with a number once some are on file, and says so when it cannot tell", () => {
+    expect(phoneLine({ psaps: 6542, with_phone: 3 })).toBe(
+      "3 of 6,542 centres (0.0 %) have a number on file",
+    );
+    expect(phoneLine({ psaps: 6542, with_phone: 1308 })).toBe(
+      "1,308 of 6,542 centres (20 %) have a number on file",
+    );
+    expect(phoneLine(null)).toBe("unknown (the coverage route did not answer)");
+  });
+
+  it("names one way to ask for demo data, and the way back", () => {
+    const real = banner(FACTS);
+    expect(real).toContain("Demo PSAPs instead (fictional, 50 metros): npm run dev -- --demo");
+    expect(real).not.toContain("psap:import -- --demo");
+    const demo = banner({ ...FACTS, psapData: { dataVersion: DEMO_DATA_VERSION, psaps: 50 } });
+    expect(demo).toContain("The real registry again: npm run dev (without --demo)");
+    expect(demo).not.toContain("npm run dev -- --demo");
+  });
+});
+
+describe("the PSAP data npm run dev serves", () => {
+  it("imports only when the index does not hold what was asked for", () => {
+    expect(servesWhatWasAsked(null, false)).toBe(false);
+    expect(servesWhatWasAsked(null, true)).toBe(false);
+    expect(servesWhatWasAsked(DEMO_DATA_VERSION, true)).toBe(true);
+    expect(servesWhatWasAsked(DEMO_DATA_VERSION, false)).toBe(false);
+    // The bundle, or a registry an operator imported by hand: kept without --demo, replaced with it.
+    expect(servesWhatWasAsked("FCC Master PSAP Registry v2.295 (2026-02-06)", false)).toBe(true);
+    expect(servesWhatWasAsked("FCC Master PSAP Registry v2.296", false)).toBe(true);
+    expect(servesWhatWasAsked("FCC Master PSAP Registry v2.295 (2026-02-06)", true)).toBe(false);
+  });
+});
+
+describe("the served folder", () => {
+  it("reads wrangler's --assets, so a test server builds and serves its own copy of public/", () => {
+    expect(readDevFlags(["--assets", ".wrangler/test-public"]).assets).toBe(".wrangler/test-public");
+    expect(readDevFlags([]).assets).toBeUndefined();
+  });
+});
