@@ -74,7 +74,8 @@ export function interiorPoint(rings: readonly Ring[]): [number, number] {
   for (const r of rings) if (ringArea(r) > ringArea(outer)) outer = r;
   const holes = rings.filter((r) => r !== outer && ringArea(r) < ringArea(outer) && inside(r[0], outer));
   const polygon = [outer, ...holes].map((r) => r.map(([x, y]): [number, number] => [x, y]));
-  const [x, y] = polylabel(polygon, 1e-5);
+  // A point found to within about 100 m: a town is kilometres wide, and only its inside matters.
+  const [x, y] = polylabel(polygon, 1e-3);
   return [x as number, y as number];
 }
 

@@ -47,7 +47,12 @@ describe("the committed bundle", () => {
     });
     it("in Cherry Hill, NJ: the township's police, and the township named as the place", async () => {
       const r = await lookupPsaps(store, { latitude: 39.9026, longitude: -74.9994, accuracy: 20 });
-      expect(r.area).toMatchObject({ state: "NJ", county: "Camden", place: "Cherry Hill", place_kind: "town" });
+      expect(r.area).toMatchObject({
+        state: "NJ",
+        county: "Camden",
+        place: "Cherry Hill",
+        place_kind: "town",
+      });
       expect(r.psaps[0]).toMatchObject({ id: "4703", match: "city" });
     });
     it("in Pennsauken, NJ: Camden County's communications centre (its member list)", async () => {
