@@ -98,9 +98,10 @@ describe("npm run dev", () => {
       const { output } = await runDev(["--persist-to", freshState]);
       const after = readDevVars();
       expect(after).toEqual(before);
-      // A fresh local index gets the real registry with city limits (data/bundle), named in the banner.
+      // A fresh local index gets the real registry with city limits and towns (data/bundle) and the
+      // shipped operator files, named in the banner.
       expect(output).toMatch(
-        /PSAP data\s+FCC Master PSAP Registry v2\.295 \(2026-02-06\) \+ Census places \(census-places-2019-100m\.topojson\.gz\): 6542 PSAPs/,
+        /PSAP data\s+FCC Master PSAP Registry v2\.295 \(2026-02-06\) \+ psap-overrides\.csv \+ member-towns\.csv \+ Census places \(census-places-2019-100m\.topojson\.gz\) \+ towns \(town-boundaries-100m\.topojson\.gz\): 6542 PSAPs/,
       );
       expect(output).toContain(
         "npm run psap:import -- ../shared/psap-data/fcc_master_psap_registry_v2.295.csv",
