@@ -155,31 +155,39 @@ function onlyRoleWords(text: string): boolean {
   return namedSegments(text.replace(/\s-\s*[^-]*$/, " ")).length === 0;
 }
 
-/**
- * Classifies one PSAP by its registry name. `state` is its USPS code, `city` and `county` its
- * registry texts (a name that is just its city, "Rosenberg", is that city's centre).
- */
-export function classifyPsap(
-  name: string,
-  state: string,
-  city: string,
-  county: string,
-  names: MunicipalityNames = NO_NAMES,
-  /** Census names of the counties the PSAP is registered in ("Miami-Dade" for the registry's "Dade"). */
-  countyNames: readonly string[] = [],
-): Classification {
-  const isPlaceName = names.isPlaceName;
-  const decide = (jurisdiction: PsapJurisdiction, rule: string): Classification => ({
-    jurisdiction,
-    rule,
-    unclassified: false,
-  });
+const decide = (jurisdiction: PsapJurisdiction, rule: string): Classification => ({
+  jurisdiction,
+  rule,
+  unclassified: false,
+});
+
+/** A PSAP's name read once: what opens it (the state, a municipality) and what the rules read after that. */
+interface NameParts {
+  name: string;
+  state: string;
+  /** The name without dots. */
+  plain: string;
+  /** The name names its state ("Vermont State Police - Williston"). */
+  namesState: boolean;
+  /** The name is its state's and nothing else's ("Rhode Island E9-1-1", "State Of New Hampshire - Concord"). */
+  onlyTheState: boolean;
+  /** The municipality the name opens with, as written ("Old Bridge Township"), and its own name ("Old Bridge"). */
+  head: string | null;
+  municipality: string | null;
+  /** What follows the head (the whole name without one). */
+  rest: string;
+  /** The rest without a second duty ("... and Training Center"). */
+  duty: string;
+  /** The whole name without a second duty. */
+  core: string;
+}
+
+function nameParts(name: string, state: string, names: MunicipalityNames): NameParts {
   const stateName = STATE_NAMES[state] ?? "";
   const statePattern = stateName.replace(/ /g, "\\s+");
   const plainName = name.replace(/\./g, "").trim();
-  const namesState = stateName !== "" && new RegExp(`\\b${statePattern}\\b`, "i").test(plainName);
   // A statewide centre is named for the state itself ("Rhode Island E9-1-1", "State Of New Hampshire - Concord"),
-  // not for a part of it ("North Texas Emergency Communications", "Southwest Georgia Regional E911").
+  // not for a part of it ("North Texas Emergency Communications", "Southwest Georgia Regional E911")...
   const startsWithState =
     stateName !== "" && new RegExp(`^(state of\\s+)?${statePattern}\\b`, "i").test(plainName);
   // ...and for nothing else: "Virginia Beach Emergency Communications" is a city's. What remains once the
@@ -193,91 +201,154 @@ export function classifyPsap(
         .replace(new RegExp(`^(state of\\s+)?${statePattern}\\b`, "i"), " ")
         .replace(/\s-\s*[^-]*$/, " "),
     ).length === 0;
-  // The rules below read what follows the municipality the name opens with, if any.
+  // The rules read what follows the municipality the name opens with, if any.
   const opening = onlyTheState ? null : municipalHead(name.trim(), names.isLocalMunicipality);
-  const head = opening?.head ?? null;
-  const rest = head ? name.trim().slice(head.length) : name;
-  const duty = rest.replace(SECOND_DUTY, "");
-  const core = name.replace(SECOND_DUTY, "");
-  if (BACKUP.test(duty)) return decide("special", "backup or alternate site");
-  if (ADMINISTRATION.test(duty)) return decide("special", "911 administration office");
-  if (onlyTheState && (/^state of\b/i.test(plainName) || STATEWIDE.test(name)) && !LAW_WORDS.test(name)) {
+  const rest = opening ? name.trim().slice(opening.head.length) : name;
+  return {
+    name,
+    state,
+    plain: plainName,
+    namesState: stateName !== "" && new RegExp(`\\b${statePattern}\\b`, "i").test(plainName),
+    onlyTheState,
+    head: opening?.head ?? null,
+    municipality: opening?.municipality ?? null,
+    rest,
+    duty: rest.replace(SECOND_DUTY, ""),
+    core: name.replace(SECOND_DUTY, ""),
+  };
+}
+
+/** Sites that answer no ordinary area (special), a statewide centre (state), and a tribal police (municipal). */
+function siteRule(n: NameParts): Classification | null {
+  if (BACKUP.test(n.duty)) return decide("special", "backup or alternate site");
+  if (ADMINISTRATION.test(n.duty)) return decide("special", "911 administration office");
+  if (n.onlyTheState && (/^state of\b/i.test(n.plain) || STATEWIDE.test(n.name)) && !LAW_WORDS.test(n.name)) {
     return decide("state", "statewide centre");
   }
   // A department of public safety that names no city, only a site after a dash ("Department Of Public
   // Safety - Tucson"), is the state's: a city's names the city first ("Dillingham Department Of Public Safety").
-  const stateSite = /^(state\s+)?department of public safety\s+-\s*\S/i.test(plainName);
-  if (STATE_LAW.test(rest) && (namesState || stateSite || !/department of public safety/i.test(rest))) {
+  const stateSite = /^(state\s+)?department of public safety\s+-\s*\S/i.test(n.plain);
+  if (STATE_LAW.test(n.rest) && (n.namesState || stateSite || !/department of public safety/i.test(n.rest))) {
     return decide("special", "highway patrol or state police");
   }
-  if (MILITARY.test(rest) || ARMY_POSTS.test(rest.trim())) return decide("special", "military");
-  if (CAMPUS.test(rest)) return decide("special", "campus");
-  if (TRANSPORT.test(rest)) return decide("special", "airport, port or transit");
-  if (OTHER_SPECIAL.test(rest)) return decide("special", "other special site");
-  if (FIRE_EMS.test(duty) && !NOT_ONLY_FIRE.test(name)) return decide("special", "fire/EMS only");
+  if (MILITARY.test(n.rest) || ARMY_POSTS.test(n.rest.trim())) return decide("special", "military");
+  if (CAMPUS.test(n.rest)) return decide("special", "campus");
+  if (TRANSPORT.test(n.rest)) return decide("special", "airport, port or transit");
+  if (OTHER_SPECIAL.test(n.rest)) return decide("special", "other special site");
+  if (FIRE_EMS.test(n.duty) && !NOT_ONLY_FIRE.test(n.name)) return decide("special", "fire/EMS only");
   // A tribal police answers for its reservation community (its registered place), like a town's police.
-  if (TRIBAL.test(rest)) return decide("municipal", "tribal police (its registered community)");
+  if (TRIBAL.test(n.rest)) return decide("municipal", "tribal police (its registered community)");
   // A sheriff's office or station is the county's, even when it names the contract cities it covers.
-  if (/\b(sheriff|sheriffs|sheriff's|lasd)\b/i.test(name) && !/\b(counties|parishes)\b/i.test(name)) {
+  if (/\b(sheriff|sheriffs|sheriff's|lasd)\b/i.test(n.name) && !/\b(counties|parishes)\b/i.test(n.name)) {
     const counties = new Set(
-      [...name.matchAll(/([a-z][\w.'-]*)\s+county\b/gi)].map((m) => m[1]?.toLowerCase()),
+      [...n.name.matchAll(/([a-z][\w.'-]*)\s+county\b/gi)].map((m) => m[1]?.toLowerCase()),
     );
     if (counties.size <= 1) return decide("county", "sheriff");
   }
-  const countyBases = [county.replace(/\s+(county|parish|borough|census area)$/i, ""), ...countyNames]
-    .map(plain)
-    .filter((k) => k.length > 0);
-  // "Hamden Central Communications", "Montville Emergency Communications Center", "Hamilton Township PD -
-  // Mercer County", "Orangetown": a municipality's name and role words only is that municipality's centre;
-  // a county named in them (not as a "- Mercer County" site) makes it the county's ("Muskogee City/county
-  // 9-1-1"), and so does a name that is its county's as much as a town's ("Dakota 911", registered elsewhere
-  // in Dakota County).
-  const restCore = rest.replace(COUNTY_SITE, " ").replace(/\s-\s*[^-]*$/, " ");
-  if (head && onlyRoleWords(restCore) && !COUNTY_WORDS.test(restCore)) {
-    if (/\bcounty\b/i.test(head)) return decide("county", "consolidated city-county");
-    const base = plain(opening?.municipality ?? "");
-    const bare = head === opening?.municipality;
-    if (bare && countyBases.includes(base) && plain(city) !== base && !NEW_ENGLAND.has(state))
-      return decide("county", "named after its county");
-    if (HOSTS_REGION.test(rest)) return decide("regional", "regional centre named for its host town");
-    if (POLICE.test(rest)) return decide("municipal", "city or town police");
-    return decide("municipal", "named after its municipality");
-  }
-  if (listsSeveral(core)) return decide("regional", "serves several places or counties");
+  return null;
+}
+
+/**
+ * "Hamden Central Communications", "Montville Emergency Communications Center", "Hamilton Township PD -
+ * Mercer County", "Orangetown": a municipality's name and role words only is that municipality's centre;
+ * a county named in them (not as a "- Mercer County" site) makes it the county's ("Muskogee City/county
+ * 9-1-1"), and so does a name that is its county's as much as a town's ("Dakota 911", registered elsewhere
+ * in Dakota County).
+ */
+function municipalityRule(n: NameParts, city: string, countyBases: readonly string[]): Classification | null {
+  const restCore = n.rest.replace(COUNTY_SITE, " ").replace(/\s-\s*[^-]*$/, " ");
+  if (!n.head || !onlyRoleWords(restCore) || COUNTY_WORDS.test(restCore)) return null;
+  if (/\bcounty\b/i.test(n.head)) return decide("county", "consolidated city-county");
+  const base = plain(n.municipality ?? "");
+  const bare = n.head === n.municipality;
+  if (bare && countyBases.includes(base) && plain(city) !== base && !NEW_ENGLAND.has(n.state))
+    return decide("county", "named after its county");
+  if (HOSTS_REGION.test(n.rest)) return decide("regional", "regional centre named for its host town");
+  if (POLICE.test(n.rest)) return decide("municipal", "city or town police");
+  return decide("municipal", "named after its municipality");
+}
+
+/** What the name's words say of the area it serves: several, a county, a metro, a city's police, a region. */
+function areaWordsRule(
+  n: NameParts,
+  countyBases: readonly string[],
+  isPlaceName: (text: string) => boolean,
+): Classification | null {
+  if (listsSeveral(n.core)) return decide("regional", "serves several places or counties");
   // Boroughs are county governments in Alaska, and towns in Pennsylvania and New Jersey.
-  if (state === "AK" && /\b(borough|municipality)\b/i.test(name)) return decide("county", "borough");
+  if (n.state === "AK" && /\b(borough|municipality)\b/i.test(n.name)) return decide("county", "borough");
   // One county named: its county-wide centre, even when it calls itself regional or consolidated; where
   // counties have no government, the towns of the county that joined it.
-  if (COUNTY_WORDS.test(name)) {
-    if (NO_COUNTY_GOVERNMENT.has(state)) return decide("regional", "named for a county without government");
-    return decide("county", /sheriff/i.test(name) ? "sheriff" : "county");
+  if (COUNTY_WORDS.test(n.name)) {
+    if (NO_COUNTY_GOVERNMENT.has(n.state)) return decide("regional", "named for a county without government");
+    return decide("county", /sheriff/i.test(n.name) ? "sheriff" : "county");
   }
   // A metropolitan police department is a city-county consolidation's ("Las Vegas Metropolitan Police
   // Department" answers for the city and unincorporated Clark County): it answers for its county.
-  if (/\bmetro(politan)?\s+police\b/i.test(name)) return decide("regional", "metropolitan police");
-  if (POLICE.test(name)) {
+  if (/\bmetro(politan)?\s+police\b/i.test(n.name)) return decide("regional", "metropolitan police");
+  if (POLICE.test(n.name)) {
     // A police department named for its county ("Miami-Dade Police Department") is the county's.
-    const base = plain(municipalBaseName(name));
+    const base = plain(municipalBaseName(n.name));
     // Not in New England, where counties have no police and many towns share their county's name
     // ("Plymouth Police", "Norfolk Police Department", "Hampden Police" are the towns').
-    if (base && countyBases.includes(base) && !isPlaceName(base) && !NEW_ENGLAND.has(state))
+    if (base && countyBases.includes(base) && !isPlaceName(base) && !NEW_ENGLAND.has(n.state))
       return decide("county", "county police");
     return decide("municipal", "city or town police");
   }
-  if (REGIONAL.test(name)) return decide("regional", "regional or consolidated");
-  if (MUNICIPAL.test(name)) return decide("municipal", "city or town");
-  const n = plain(name);
+  if (REGIONAL.test(n.name)) return decide("regional", "regional or consolidated");
+  if (MUNICIPAL.test(n.name)) return decide("municipal", "city or town");
+  return null;
+}
+
+/** A bare name: its county's, its city's, a municipality's of the state, or a region's. */
+function bareNameRule(
+  n: NameParts,
+  city: string,
+  countyBases: readonly string[],
+  isPlaceName: (text: string) => boolean,
+): Classification | null {
+  const name = plain(n.name);
   const c = plain(city);
   // The longer of the two wins: "Miami-Dade Communications Center" in Miami is the county's.
-  const k = countyBases.find((b) => n === b || n.startsWith(`${b} `)) ?? "";
+  const k = countyBases.find((b) => name === b || name.startsWith(`${b} `)) ?? "";
   if (k && k.length > c.length) return decide("county", "named after its county");
-  if (c && (n === c || n.startsWith(`${c} `))) return decide("municipal", "named after its city");
+  if (c && (name === c || name.startsWith(`${c} `))) return decide("municipal", "named after its city");
   if (k) return decide("county", "named after its county");
   // "Aurora911", "Southside Place", "Jacinto City": the name of an incorporated place of the state.
-  const bare = plain(name.replace(/(e?9-?1-?1|comm?|dispatch|communications?)$/i, ""));
+  const bare = plain(n.name.replace(/(e?9-?1-?1|comm?|dispatch|communications?)$/i, ""));
   if (bare && isPlaceName(bare)) return decide("municipal", "named after a city");
-  if (REGION_NAME.test(core) && !head) return decide("regional", "named for a region");
-  return { jurisdiction: "county", rule: "unclassified (county assumed)", unclassified: true };
+  if (REGION_NAME.test(n.core) && !n.head) return decide("regional", "named for a region");
+  return null;
+}
+
+/**
+ * Classifies one PSAP by its registry name. `state` is its USPS code, `city` and `county` its
+ * registry texts (a name that is just its city, "Rosenberg", is that city's centre). The rules are
+ * tried in order; none matching, the name is unclassified (county assumed) and the report lists it.
+ */
+export function classifyPsap(
+  name: string,
+  state: string,
+  city: string,
+  county: string,
+  names: MunicipalityNames = NO_NAMES,
+  /** Census names of the counties the PSAP is registered in ("Miami-Dade" for the registry's "Dade"). */
+  countyNames: readonly string[] = [],
+): Classification {
+  const n = nameParts(name, state, names);
+  const countyBases = [county.replace(/\s+(county|parish|borough|census area)$/i, ""), ...countyNames]
+    .map(plain)
+    .filter((k) => k.length > 0);
+  return (
+    siteRule(n) ??
+    municipalityRule(n, city, countyBases) ??
+    areaWordsRule(n, countyBases, names.isPlaceName) ??
+    bareNameRule(n, city, countyBases, names.isPlaceName) ?? {
+      jurisdiction: "county",
+      rule: "unclassified (county assumed)",
+      unclassified: true,
+    }
+  );
 }
 
 /** The part of a municipal name before its role words: "Windcrest Police Department" -> "Windcrest". */

@@ -147,12 +147,9 @@ export function rankEntry(
   limit: number,
   maxDistanceKm: number,
 ): Ranked {
-  let place: NamedArea | null = null;
-  let county: NamedArea | null = null;
-  let nearCounty: NamedArea | null = null;
-  let nearCounties = 0;
   const scratch = scratchFor(entry.psaps.length);
-  // Best part (group * 2 + level) of each PSAP reached through an area; NO_PART for the others.
+  // Best part (statewide, then containment and group: partOfArea) of each PSAP reached through an area;
+  // NO_PART for the others.
   const partOf = scratch.partOf;
   const touched = TOUCHED;
   touched.length = 0;
@@ -160,69 +157,86 @@ export function rankEntry(
   // ring turns out corrupt halfway through the areas (a mark left behind would hide its PSAP from the
   // area groups and the nearest group of every later lookup that reads the same index).
   try {
-    const tDeg = toleranceKm / KM_PER_DEGREE;
-    const cosLat = Math.cos((lat * Math.PI) / 180);
-    const cell = gridCellOf(entry.grid, lat, lon);
-    const from = cell < 0 ? 0 : (entry.grid.starts[cell] as number);
-    const to = cell < 0 ? 0 : (entry.grid.starts[cell + 1] as number);
-    // First the areas that reach the fix, and how: whether a city with centres of its own contains it
-    // decides whether the town around it answers in the city group (the smallest municipality does; a
-    // community never hides its town).
-    const reached = REACHED;
-    reached.length = 0;
-    let insideSmaller = false;
-    let town: NamedArea | null = null;
-    let community: NamedArea | null = null;
-    for (let k = from; k < to; k++) {
-      const a = entry.grid.items[k] as number;
-      if (!mayReach(entry.boxes, a, lat, lon, tDeg, cosLat)) continue;
-      let geometry = entry.geometry[a];
-      if (geometry === undefined) {
-        const bounds = entry.ringBoundsAt;
-        geometry = decodeRingsAt(entry.text, entry.ringsAt, entry.ringBounds, bounds[a], bounds[a + 1]);
-        entry.geometry[a] = geometry;
-      }
-      const level = areaLevel(geometry, lat, lon, toleranceKm);
-      if (level === OUTSIDE) continue;
-      const kind = entry.areaKind[a] as AreaKindCode;
-      if (level === INSIDE) {
-        if (kind === AREA_COUNTY) county ??= named(entry, a);
-        else if (kind === AREA_CITY) place ??= named(entry, a);
-        else if (kind === AREA_TOWN) town ??= named(entry, a);
-        else if (kind === AREA_COMMUNITY) community ??= named(entry, a);
-        const hasMembers = (entry.membersAt[a + 1] as number) > (entry.membersAt[a] as number);
-        if (kind === AREA_CITY && hasMembers) insideSmaller = true;
-      } else if (kind === AREA_COUNTY && nearCounties++ === 0) {
-        nearCounty = named(entry, a);
-      }
-      reached.push(a, level);
-    }
-    // The fix's place: the municipality around it (a city, else its town), else its community.
-    place ??= town ?? community;
-    for (let r = 0; r < reached.length; r += 2) {
-      const a = reached[r] as number;
-      const level = reached[r + 1] as number;
-      const kind = entry.areaKind[a] as AreaKindCode;
-      if (kind === AREA_TOWN && level === INSIDE && insideSmaller) continue;
-      const part = partOfArea(groupOf(kind), level);
-      const end = entry.membersAt[a + 1] as number;
-      for (let k = entry.membersAt[a] as number; k < end; k++) {
-        const m = entry.members[k] as number;
-        const seen = partOf[m] as number;
-        if (seen === NO_PART) touched.push(m);
-        if (part < seen) partOf[m] = part;
-      }
-    }
+    const found = reachedAreas(entry, lat, lon, toleranceKm);
+    markMembers(entry, partOf, touched, found.insideCity);
     const out: PsapRecord[] = [];
     if (limit > 0) rankInto(entry, scratch, touched, limit, maxDistanceKm, lat, lon, out);
-    return {
-      psaps: out,
-      place,
-      county,
-      nearCounty: county === null && nearCounties === 1 ? nearCounty : null,
-    };
+    return { psaps: out, place: found.place, county: found.county, nearCounty: found.nearCounty };
   } finally {
     for (const m of touched) partOf[m] = NO_PART;
+  }
+}
+
+interface Found {
+  place: NamedArea | null;
+  county: NamedArea | null;
+  nearCounty: NamedArea | null;
+  /** A city with centres of its own contains the fix: the town around it does not answer in the city group. */
+  insideCity: boolean;
+}
+
+/**
+ * The areas that reach the fix, as pairs (area, level) in REACHED, and what the fix's area is named: the
+ * municipality around it (a city, else its town), else its community; the county containing it, or the
+ * one county its reach touches when none contains it.
+ */
+function reachedAreas(entry: RankableEntry, lat: number, lon: number, toleranceKm: number): Found {
+  const found: Found = { place: null, county: null, nearCounty: null, insideCity: false };
+  let town: NamedArea | null = null;
+  let community: NamedArea | null = null;
+  let nearCounties = 0;
+  const reached = REACHED;
+  reached.length = 0;
+  const tDeg = toleranceKm / KM_PER_DEGREE;
+  const cosLat = Math.cos((lat * Math.PI) / 180);
+  const cell = gridCellOf(entry.grid, lat, lon);
+  const from = cell < 0 ? 0 : (entry.grid.starts[cell] as number);
+  const to = cell < 0 ? 0 : (entry.grid.starts[cell + 1] as number);
+  for (let k = from; k < to; k++) {
+    const a = entry.grid.items[k] as number;
+    if (!mayReach(entry.boxes, a, lat, lon, tDeg, cosLat)) continue;
+    let geometry = entry.geometry[a];
+    if (geometry === undefined) {
+      const bounds = entry.ringBoundsAt;
+      geometry = decodeRingsAt(entry.text, entry.ringsAt, entry.ringBounds, bounds[a], bounds[a + 1]);
+      entry.geometry[a] = geometry;
+    }
+    const level = areaLevel(geometry, lat, lon, toleranceKm);
+    if (level === OUTSIDE) continue;
+    const kind = entry.areaKind[a] as AreaKindCode;
+    if (level === INSIDE) {
+      if (kind === AREA_COUNTY) found.county ??= named(entry, a);
+      else if (kind === AREA_CITY) found.place ??= named(entry, a);
+      else if (kind === AREA_TOWN) town ??= named(entry, a);
+      else if (kind === AREA_COMMUNITY) community ??= named(entry, a);
+      const hasMembers = (entry.membersAt[a + 1] as number) > (entry.membersAt[a] as number);
+      if (kind === AREA_CITY && hasMembers) found.insideCity = true;
+    } else if (kind === AREA_COUNTY && nearCounties++ === 0) {
+      found.nearCounty = named(entry, a);
+    }
+    reached.push(a, level);
+  }
+  found.place ??= town ?? community;
+  if (found.county !== null || nearCounties !== 1) found.nearCounty = null;
+  return found;
+}
+
+/** Marks each member of a reached area with its best part; a town's are left out where a city answers. */
+function markMembers(entry: RankableEntry, partOf: Uint8Array, touched: number[], insideCity: boolean): void {
+  const reached = REACHED;
+  for (let r = 0; r < reached.length; r += 2) {
+    const a = reached[r] as number;
+    const level = reached[r + 1] as number;
+    const kind = entry.areaKind[a] as AreaKindCode;
+    if (kind === AREA_TOWN && level === INSIDE && insideCity) continue;
+    const part = partOfArea(groupOf(kind), level);
+    const end = entry.membersAt[a + 1] as number;
+    for (let k = entry.membersAt[a] as number; k < end; k++) {
+      const m = entry.members[k] as number;
+      const seen = partOf[m] as number;
+      if (seen === NO_PART) touched.push(m);
+      if (part < seen) partOf[m] = part;
+    }
   }
 }
 
