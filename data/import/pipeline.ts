@@ -1,10 +1,10 @@
 // Reads the input files (any mix of formats, recognised by content), merges them and reports on every row.
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { PsapDataset } from "../index/dataset.ts";
 import { loadCounties } from "./counties.ts";
-import { parseCsv } from "./csv.ts";
+import type { CsvTable } from "./csv.ts";
 import { ImportError } from "./errors.ts";
+import { DEFAULT_READ_LIMITS, type ReadLimits } from "./limits.ts";
 import { type MergeSummary, mergeInputs } from "./merge.ts";
 import type {
   BoundaryFeature,
@@ -15,15 +15,16 @@ import type {
   OverrideRow,
   ProjectRow,
 } from "./model.ts";
+import { printable } from "./printable.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
+import { readInput } from "./read-input.ts";
 import { isOverrideCsvHeader, readOverrides } from "./read-overrides.ts";
 import {
   fromTopology,
   isCensusPlaces,
-  isZip,
-  maybeGunzip,
+  isShapefilePart,
   readCensusPlaces,
   readShapefileZip,
 } from "./read-places.ts";
@@ -35,29 +36,21 @@ export interface PreparedImport {
   summary: MergeSummary;
 }
 
-function readBytes(path: string): Buffer {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "error";
-    throw new ImportError(`${path}: cannot read the file (${code})`, { cause: err });
-  }
-  if (bytes.length === 0) throw new ImportError(`${path}: the file is empty`);
-  return bytes;
-}
-
 function registryVersion(path: string, maxDate: string): string {
   const v = /v(\d+(?:\.\d+)+)/i.exec(basename(path))?.[1];
   return `FCC Master PSAP Registry${v ? ` v${v}` : ""}${maxDate ? ` (${maxDate})` : ""}`;
 }
 
-/** Reads every file first, so that an unreadable one stops the import before anything is built. */
+/**
+ * Reads every file first, so that an unreadable one stops the import before anything is built. Each is
+ * read within `limits` (data/import/limits.ts): one that passes a bound stops the import the same way.
+ */
 export async function prepareImport(
   paths: readonly string[],
-  options: { dataVersion?: string } = {},
+  options: { dataVersion?: string; limits?: ReadLimits } = {},
 ): Promise<PreparedImport> {
   if (paths.length === 0) throw new ImportError("no input files given");
+  const limits = options.limits ?? DEFAULT_READ_LIMITS;
   const files: FileReport[] = [];
   const fcc: FccRow[] = [];
   const geocodes: { rows: FccGeocode[]; report: FileReport }[] = [];
@@ -68,35 +61,26 @@ export async function prepareImport(
   const versions: string[] = [];
   const placeSources: string[] = [];
   for (const path of paths) {
-    const raw = readBytes(path);
+    const input = await readInput(path, limits, isShapefilePart);
+    if (input.kind === "csv") {
+      readCsvFile(path, input.table);
+      continue;
+    }
     let json: unknown;
-    if (isZip(raw)) {
-      json = await readShapefileZip(path, raw);
+    if (input.kind === "zip") {
+      json = await readShapefileZip(path, input.entries);
     } else {
-      let text: string;
       try {
-        text = maybeGunzip(raw).toString("utf8");
+        json = fromTopology(input.json);
       } catch (err) {
-        throw new ImportError(`${path}: not a readable gzip file (${(err as Error).message})`, {
+        throw new ImportError(`${printable(path)}: not valid TopoJSON (${(err as Error).message})`, {
           cause: err,
         });
-      }
-      if (text.trim() === "") throw new ImportError(`${path}: the file is empty`);
-      const trimmed = text.trimStart();
-      if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
-        try {
-          json = fromTopology(JSON.parse(text));
-        } catch (err) {
-          throw new ImportError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err });
-        }
-      } else {
-        readCsvFile(path, text);
-        continue;
       }
     }
     if (isCensusPlaces(json)) {
       const r = readCensusPlaces(path, json);
-      places.push(...r.places);
+      append(places, r.places);
       files.push(r.report);
       placeSources.push(basename(path));
     } else if (isFccJson(json)) {
@@ -110,43 +94,40 @@ export async function prepareImport(
       versions.push(basename(path));
     } else {
       throw new ImportError(
-        `${path}: JSON that is neither the registry export, Census places nor boundary GeoJSON`,
+        `${printable(path)}: JSON that is neither the registry export, Census places nor boundary GeoJSON`,
       );
     }
   }
 
-  function readCsvFile(path: string, text: string): void {
-    let header: string[];
-    try {
-      header = parseCsv(text.split(/\r?\n/, 1)[0] ?? "").header;
-    } catch (err) {
-      throw new ImportError(`${path}: not a CSV file (${(err as Error).message})`, { cause: err });
-    }
+  function readCsvFile(path: string, table: CsvTable): void {
+    const { header } = table;
     try {
       if (isFccCsvHeader(header)) {
-        if (fcc.length > 0) throw new ImportError(`${path}: only one FCC registry CSV per import`);
-        const r = readFccCsv(path, text);
-        fcc.push(...r.rows);
+        if (fcc.length > 0) throw new ImportError(`${printable(path)}: only one FCC registry CSV per import`);
+        const r = readFccCsv(path, table);
+        append(fcc, r.rows);
         files.push(r.report);
         versions.unshift(registryVersion(path, r.maxDate));
       } else if (isProjectCsvHeader(header)) {
-        const r = readProjectCsv(path, text);
-        project.push(...r.rows);
+        const r = readProjectCsv(path, table);
+        append(project, r.rows);
         files.push(r.report);
         versions.push(basename(path));
       } else if (isOverrideCsvHeader(header)) {
-        const r = readOverrides(path, text);
+        const r = readOverrides(path, table);
         overrides.push({ rows: r.rows, report: r.report });
         files.push(r.report);
         versions.push(basename(path));
       } else {
         throw new ImportError(
-          `${path}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision" or "psap_id,jurisdiction,served_places,served_counties")`,
+          `${printable(path)}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision" or "psap_id,jurisdiction,served_places,served_counties")`,
         );
       }
     } catch (err) {
       if (err instanceof ImportError) throw err;
-      throw new ImportError(`${path}: not a readable CSV file (${(err as Error).message})`, { cause: err });
+      throw new ImportError(`${printable(path)}: not a readable CSV file (${(err as Error).message})`, {
+        cause: err,
+      });
     }
   }
 
@@ -165,4 +146,9 @@ export async function prepareImport(
   });
   if (dataset.psaps.length === 0) throw new ImportError("the inputs hold no usable PSAP: nothing to import");
   return { dataset, files, summary };
+}
+
+/** Adds `items` to `target` one by one: a spread (`push(...items)`) of a million rows overflows the call stack. */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }

@@ -1,12 +1,12 @@
 // Reads Census places (city limits and census-designated communities): the project's gzipped GeoJSON of
 // every place, a plain GeoJSON, or the Census Bureau's own shapefile ZIP (tl_YYYY_SS_place.zip).
-import { gunzipSync } from "node:zlib";
-import shp from "shpjs";
+import shp, { type ShapefileLayer } from "shpjs";
 import { feature } from "topojson-client";
 import type { GeometryObject, Topology } from "topojson-specification";
 import { ImportError } from "./errors.ts";
 import { geojsonRings } from "./geojson-rings.ts";
 import type { CensusPlace, FileReport } from "./model.ts";
+import { printable } from "./printable.ts";
 import { STATE_BY_FIPS } from "./states.ts";
 
 interface PlaceFeature {
@@ -33,31 +33,44 @@ export function isCensusPlaces(json: unknown): boolean {
   return REQUIRED.every((k) => k in props);
 }
 
-/** Gunzips when the bytes start with gzip's magic number. */
-export function maybeGunzip(bytes: Buffer): Buffer {
-  return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
+/** The parts of a shapefile layer an archive may hold: the ZIP entries worth inflating (others are skipped). */
+export function isShapefilePart(name: string): boolean {
+  return !name.includes("__MACOSX") && /\.(shp|dbf|prj|cpg)$/i.test(name);
 }
 
-export function isZip(bytes: Buffer): boolean {
-  return bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
-}
-
-/** A shapefile ZIP as GeoJSON (shpjs reads the .shp, .dbf and .prj and projects to WGS84). */
-export async function readShapefileZip(path: string, bytes: Buffer): Promise<unknown> {
+/**
+ * The shapefile layers of a ZIP's (already bounded and inflated) entries as GeoJSON, through shpjs (it
+ * reads the .shp, .dbf, .cpg and .prj and projects to WGS84): one layer as a FeatureCollection, several
+ * as an array of them.
+ */
+export async function readShapefileZip(path: string, entries: ReadonlyMap<string, Buffer>): Promise<unknown> {
   try {
-    const out = await shp(bytes);
-    // A ZIP with several layers gives an array: only a single PLACE layer is expected here.
-    if (Array.isArray(out)) {
-      const places = out.find((fc) => isCensusPlaces(fc));
-      if (!places) throw new Error("no Census PLACE layer in the archive");
-      return places;
-    }
-    return out;
+    const layers = shapefileLayers(entries);
+    if (layers.length === 0) throw new Error("no .shp layer in the archive");
+    const out = await Promise.all(layers.map((layer) => shp(layer)));
+    if (out.length === 1) return out[0];
+    // A ZIP with several layers: only a single PLACE layer is expected here.
+    const places = out.find((fc) => isCensusPlaces(fc));
+    if (!places) throw new Error("no Census PLACE layer in the archive");
+    return places;
   } catch (err) {
-    throw new ImportError(`${path}: not a readable shapefile ZIP (${(err as Error).message})`, {
+    throw new ImportError(`${printable(path)}: not a readable shapefile ZIP (${(err as Error).message})`, {
       cause: err,
     });
   }
+}
+
+/** Each `.shp` with the `.dbf`, `.cpg` and `.prj` of the same name (any case), as shpjs takes a layer. */
+function shapefileLayers(entries: ReadonlyMap<string, Buffer>): ShapefileLayer[] {
+  const byLowerName = new Map([...entries].map(([name, bytes]) => [name.toLowerCase(), bytes]));
+  const layers: ShapefileLayer[] = [];
+  for (const [name, bytes] of byLowerName) {
+    if (!name.endsWith(".shp")) continue;
+    const base = name.slice(0, -4);
+    const text = (ext: string) => byLowerName.get(`${base}.${ext}`)?.toString("utf8");
+    layers.push({ shp: bytes, dbf: byLowerName.get(`${base}.dbf`), cpg: text("cpg"), prj: text("prj") });
+  }
+  return layers;
 }
 
 function number(v: unknown): number | null {
