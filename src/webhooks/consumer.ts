@@ -102,7 +102,7 @@ async function deliverOne(
   context: DeliveryContext,
 ): Promise<DeliveryOutcome | null> {
   const { event } = body;
-  const triedBefore = triesOf(body, message);
+  const triedBefore = triesOf(body);
   const target = context.targets.get(event.platform_id);
   if (!target || !takesEvent(target, event)) {
     message.ack();
@@ -153,12 +153,13 @@ async function retryLater(
 }
 
 /**
- * Tries already made: the count the message carries. A message without one (as the session object sends
- * it) has had none, unless the queue itself brought it back (its consumer failed as a whole): then the
- * queue's count stands in, so a crash loop still ends.
+ * Tries already made: the count the message carries (none on a message as the session object sent it).
+ * The queue's own count is not used: it also moves when a batch is retried whole (D1 unreadable) or a
+ * consumer crashed, which are no tries; a crash loop ends at the queue's max_retries instead (then the
+ * dead-letter queue records the event as failed).
  */
-function triesOf(body: WebhookQueueMessage, message: Message<unknown>): number {
-  return body.tries ?? Math.max(0, message.attempts - 1);
+function triesOf(body: WebhookQueueMessage): number {
+  return body.tries ?? 0;
 }
 
 function outcome(

