@@ -4,6 +4,8 @@
 // bound, exit 1, nothing written. Small bounds (set by the CLI's flags) keep the inputs small; the
 // figures at the real default bounds are in the issue notes. Also: everything printed from an input is
 // escaped, and the shapefile ZIP reader on the Census Bureau's own file.
+
+import { once } from "node:events";
 import { createWriteStream, existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -140,9 +142,10 @@ describe("bounds on what an input inflates to", () => {
           `op-${i},Center ${i},primary,IL,Cook,Chicago,(312) 555-${String(i % 10_000).padStart(4, "0")},41.8,-87.6,building`,
         );
       }
-      if (!out.write(`${rows.join("\n")}\n`)) await new Promise((resolve) => out.once("drain", resolve));
+      if (!out.write(`${rows.join("\n")}\n`)) await once(out, "drain");
     }
-    await new Promise((resolve) => out.end(resolve));
+    out.end();
+    await once(out, "finish");
     const result = await importing([path]);
     expectRefused(result, "ops.csv", /: more rows than the row bound of 100,000 rows \(--max-csv-rows\)$/);
   });
