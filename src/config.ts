@@ -129,14 +129,11 @@ export const WEBHOOK_LIMITS = {
   deadLetterQueue: "sos-webhooks-dlq",
   /** A receiver that has not answered (headers) within this is a failed attempt. */
   timeoutMs: 10_000,
-  /** At most this much of a failed answer's body is read (a 2xx body is never read); more is not waited for. */
-  maxResponseBytes: 64 * 1024,
-  /** Characters of a failed answer kept as its `last_error` in the delivery record. */
-  maxErrorChars: 500,
   /**
-   * Delay before retry n (n = 1 is the second try), in seconds: the first retry within 30 s, then
-   * backing off to an hour; 8 tries over about 1 h 50 min (the SPEC asks for 5 over 10 minutes at least).
-   * maxAttempts is its length + 1; wrangler.toml's max_retries must be at least this length.
+   * Delay before retry n of one event (n = 1 is its second try), in seconds, counted from that event's own
+   * failed try: the first retry within 30 s, then backing off to an hour; 8 tries over about 1 h 50 min
+   * (the SPEC asks for 5 over 10 minutes at least). maxAttempts is its length + 1. Each event carries its
+   * own count (the consumer re-queues it), so wrangler.toml's max_retries only bounds consumer crashes.
    */
   retryDelaysSeconds: [10, 30, 60, 300, 900, 1_800, 3_600],
   /** After a rotation, deliveries are signed with the old secret too for this long. */

@@ -7,7 +7,9 @@ import { parseArgs } from "node:util";
 import { buildIndex } from "../index/build.ts";
 import { ImportError } from "./errors.ts";
 import { type KvTarget, WranglerKvTarget } from "./kv.ts";
+import { DEFAULT_READ_LIMITS, formatSize, readLimitsFrom } from "./limits.ts";
 import { prepareImport } from "./pipeline.ts";
+import { printable } from "./printable.ts";
 import { planVersions, publishIndex, readCurrentManifest, readReplacedIndex } from "./publish.ts";
 import { formatReport } from "./report.ts";
 import { SHIPPED_OPERATOR_FILES } from "./shipped.ts";
@@ -29,7 +31,12 @@ const USAGE = `Usage: npm run psap:import -- <file>... [options]
   --env <name>      wrangler environment (e.g. production, with --remote)
   --persist-to <d>  local KV directory (wrangler's --persist-to)
   --data-version <text>  override the data_version label
-  --report-json <file>   also write the full report (every dropped row) as JSON`;
+  --report-json <file>   also write the full report (every dropped row) as JSON
+  --max-file-size <size>     most bytes one input may hold once inflated (default ${formatSize(DEFAULT_READ_LIMITS.maxFileBytes)})
+  --max-entry-size <size>    most bytes one ZIP entry may inflate to (default ${formatSize(DEFAULT_READ_LIMITS.maxEntryBytes)})
+  --max-archive-size <size>  most bytes one ZIP's entries may inflate to together (default ${formatSize(DEFAULT_READ_LIMITS.maxArchiveBytes)})
+  --max-csv-rows <n>         most rows one CSV input may hold (default ${DEFAULT_READ_LIMITS.maxCsvRows.toLocaleString("en-US")})
+                    (sizes such as 256MiB, 1GiB or a count of bytes)`;
 
 export interface CliResult {
   code: number;
@@ -53,6 +60,10 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
         "data-version": { type: "string" },
         "report-json": { type: "string" },
         "no-shipped-overrides": { type: "boolean" },
+        "max-file-size": { type: "string" },
+        "max-entry-size": { type: "string" },
+        "max-archive-size": { type: "string" },
+        "max-csv-rows": { type: "string" },
         help: { type: "boolean", short: "h" },
       },
     });
@@ -60,10 +71,17 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
   try {
     args = parse(argv);
   } catch (err) {
-    return { code: 2, output: `${(err as Error).message}\n${USAGE}` };
+    return { code: 2, output: `${printable((err as Error).message)}\n${USAGE}` };
   }
   const o = args.values;
   if (o.help) return { code: 0, output: USAGE };
+  const read = readLimitsFrom({
+    maxFileBytes: o["max-file-size"],
+    maxEntryBytes: o["max-entry-size"],
+    maxArchiveBytes: o["max-archive-size"],
+    maxCsvRows: o["max-csv-rows"],
+  });
+  if (!read.ok) return { code: 2, output: `${printable(read.message)}\n${USAGE}` };
   const files = [...args.positionals];
   if (files.length === 0 && !o.demo) return { code: 2, output: `No input files.\n${USAGE}` };
   // The shipped operator files belong to the real data: not to the demo set alone, nor when asked to go.
@@ -78,11 +96,15 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
     if (o["if-empty"] && !o["dry-run"]) {
       const current = await readCurrentManifest(target);
       if (current) {
-        return { code: 0, output: `PSAP index already loaded (${current.data_version}); nothing imported.` };
+        return {
+          code: 0,
+          output: `PSAP index already loaded (${printable(current.data_version)}); nothing imported.`,
+        };
       }
     }
     const prepared = await prepareImport(files, {
       dataVersion: o["data-version"] ?? (o.demo && files.length === 1 ? "demo" : undefined),
+      limits: read.limits,
     });
     const now = new Date();
     const current = o["dry-run"] ? null : await readReplacedIndex(target);
@@ -116,7 +138,7 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
     return { code: 0, output };
   } catch (err) {
     if (err instanceof ImportError)
-      return { code: 1, output: `Import failed, the loaded index is unchanged: ${err.message}` };
+      return { code: 1, output: `Import failed, the loaded index is unchanged: ${printable(err.message)}` };
     throw err;
   }
 }

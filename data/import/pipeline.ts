@@ -1,32 +1,23 @@
 // Reads the input files (any mix of formats, recognised by content), merges them and reports on every row.
-import { readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { PsapDataset } from "../index/dataset.ts";
 import { loadCounties } from "./counties.ts";
-import { parseCsv } from "./csv.ts";
+import type { CsvTable } from "./csv.ts";
 import { ImportError } from "./errors.ts";
-import { type MergeSummary, mergeInputs } from "./merge.ts";
-import type {
-  BoundaryFeature,
-  FccGeocode,
-  FccRow,
-  FileReport,
-  MemberTownRow,
-  OverrideRow,
-  Place,
-  ProjectRow,
-} from "./model.ts";
-import type { TownInput } from "./municipalities.ts";
+import { DEFAULT_READ_LIMITS, type ReadLimits } from "./limits.ts";
+import { type MergeInputs, type MergeSummary, mergeInputs } from "./merge.ts";
+import type { FileReport, Place } from "./model.ts";
+import { printable } from "./printable.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
+import { readInput } from "./read-input.ts";
 import { isMemberTownsHeader, readMemberTowns } from "./read-member-towns.ts";
 import { isOverrideCsvHeader, readOverrides } from "./read-overrides.ts";
 import {
   fromTopology,
   isCensusPlaces,
-  isZip,
-  maybeGunzip,
+  isShapefilePart,
   readCensusPlaces,
   readShapefileZip,
 } from "./read-places.ts";
@@ -39,16 +30,12 @@ export interface PreparedImport {
   summary: MergeSummary;
 }
 
-function readBytes(path: string): Buffer {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? "error";
-    throw new ImportError(`${path}: cannot read the file (${code})`, { cause: err });
-  }
-  if (bytes.length === 0) throw new ImportError(`${path}: the file is empty`);
-  return bytes;
+/** What the files read so far hold, by kind, and the labels of the data version. */
+interface Inputs extends Omit<MergeInputs, "counties" | "dataVersion"> {
+  files: FileReport[];
+  versions: string[];
+  placeSources: string[];
+  townSources: string[];
 }
 
 function registryVersion(path: string, maxDate: string): string {
@@ -56,137 +43,143 @@ function registryVersion(path: string, maxDate: string): string {
   return `FCC Master PSAP Registry${v ? ` v${v}` : ""}${maxDate ? ` (${maxDate})` : ""}`;
 }
 
-/** Reads every file first, so that an unreadable one stops the import before anything is built. */
+/**
+ * Reads every file first, so that an unreadable one stops the import before anything is built. Each is
+ * read within `limits` (data/import/limits.ts): one that passes a bound stops the import the same way.
+ */
 export async function prepareImport(
   paths: readonly string[],
-  options: { dataVersion?: string } = {},
+  options: { dataVersion?: string; limits?: ReadLimits } = {},
 ): Promise<PreparedImport> {
   if (paths.length === 0) throw new ImportError("no input files given");
-  const files: FileReport[] = [];
-  const fcc: FccRow[] = [];
-  const geocodes: { rows: FccGeocode[]; report: FileReport }[] = [];
-  const project: ProjectRow[] = [];
-  const boundaries: { rows: BoundaryFeature[]; report: FileReport }[] = [];
-  const overrides: { rows: OverrideRow[]; report: FileReport }[] = [];
-  const memberTowns: { rows: MemberTownRow[]; report: FileReport }[] = [];
-  const places: Place[] = [];
-  const towns: TownInput[] = [];
-  const townSources: string[] = [];
-  const versions: string[] = [];
-  const placeSources: string[] = [];
-  for (const path of paths) {
-    const raw = readBytes(path);
-    let json: unknown;
-    if (isZip(raw)) {
-      json = await readShapefileZip(path, raw, (layer) => isCensusPlaces(layer) || isTownBoundaries(layer));
-    } else {
-      let text: string;
-      try {
-        text = maybeGunzip(raw).toString("utf8");
-      } catch (err) {
-        throw new ImportError(`${path}: not a readable gzip file (${(err as Error).message})`, {
-          cause: err,
-        });
-      }
-      if (text.trim() === "") throw new ImportError(`${path}: the file is empty`);
-      const trimmed = text.trimStart();
-      if (trimmed.startsWith("[") || trimmed.startsWith("{")) {
-        try {
-          json = fromTopology(JSON.parse(text));
-        } catch (err) {
-          throw new ImportError(`${path}: not valid JSON (${(err as Error).message})`, { cause: err });
-        }
-      } else {
-        readCsvFile(path, text);
-        continue;
-      }
-    }
-    if (isTownBoundaries(json)) {
-      const r = readTowns(path, json);
-      towns.push({ towns: r.towns, report: r.report });
-      files.push(r.report);
-      townSources.push(basename(path));
-    } else if (isCensusPlaces(json)) {
-      const r = readCensusPlaces(path, json);
-      places.push(...r.places);
-      files.push(r.report);
-      placeSources.push(basename(path));
-    } else if (isFccJson(json)) {
-      const r = readFccJson(path, json);
-      geocodes.push({ rows: r.geocodes, report: r.report });
-      files.push(r.report);
-    } else if (isGeoJson(json)) {
-      const r = readGeoJson(path, json);
-      boundaries.push({ rows: r.features, report: r.report });
-      files.push(r.report);
-      versions.push(basename(path));
-    } else {
-      throw new ImportError(
-        `${path}: JSON that is neither the registry export, Census places, town boundaries nor boundary GeoJSON`,
-      );
-    }
-  }
-
-  function readCsvFile(path: string, text: string): void {
-    let header: string[];
-    try {
-      header = parseCsv(text.split(/\r?\n/, 1)[0] ?? "").header;
-    } catch (err) {
-      throw new ImportError(`${path}: not a CSV file (${(err as Error).message})`, { cause: err });
-    }
-    try {
-      if (isFccCsvHeader(header)) {
-        if (fcc.length > 0) throw new ImportError(`${path}: only one FCC registry CSV per import`);
-        const r = readFccCsv(path, text);
-        fcc.push(...r.rows);
-        files.push(r.report);
-        versions.unshift(registryVersion(path, r.maxDate));
-      } else if (isProjectCsvHeader(header)) {
-        const r = readProjectCsv(path, text);
-        project.push(...r.rows);
-        files.push(r.report);
-        versions.push(basename(path));
-      } else if (isMemberTownsHeader(header)) {
-        const r = readMemberTowns(path, text);
-        memberTowns.push({ rows: r.rows, report: r.report });
-        files.push(r.report);
-        versions.push(basename(path));
-      } else if (isOverrideCsvHeader(header)) {
-        const r = readOverrides(path, text);
-        overrides.push({ rows: r.rows, report: r.report });
-        files.push(r.report);
-        versions.push(basename(path));
-      } else {
-        throw new ImportError(
-          `${path}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision", "psap_id,jurisdiction,served_places,served_counties,reason" or "psap_id,state,county,municipality,geoid,source,read_on,note")`,
-        );
-      }
-    } catch (err) {
-      if (err instanceof ImportError) throw err;
-      throw new ImportError(`${path}: not a readable CSV file (${(err as Error).message})`, { cause: err });
-    }
-  }
-
+  const limits = options.limits ?? DEFAULT_READ_LIMITS;
+  const inputs: Inputs = {
+    fcc: [],
+    geocodes: [],
+    project: [],
+    boundaries: [],
+    places: [],
+    towns: [],
+    overrides: [],
+    memberTowns: [],
+    files: [],
+    versions: [],
+    placeSources: [],
+    townSources: [],
+  };
+  for (const path of paths) await readFile(path, limits, inputs);
   const seenPlaces = new Set<string>();
-  const uniquePlaces = places.filter((p) => !seenPlaces.has(p.geoid) && seenPlaces.add(p.geoid));
+  const uniquePlaces = inputs.places.filter(
+    (p: Place) => !seenPlaces.has(p.geoid) && seenPlaces.add(p.geoid),
+  );
   const { dataset, summary } = mergeInputs({
-    fcc,
-    geocodes,
-    project,
-    boundaries,
+    ...inputs,
     places: uniquePlaces,
-    towns,
-    overrides,
-    memberTowns,
     counties: loadCounties(),
     dataVersion:
       options.dataVersion ??
       [
-        ...versions,
-        ...placeSources.map((s) => `Census places (${s})`),
-        ...townSources.map((s) => `towns (${s})`),
+        ...inputs.versions,
+        ...inputs.placeSources.map((s) => `Census places (${s})`),
+        ...inputs.townSources.map((s) => `towns (${s})`),
       ].join(" + "),
   });
   if (dataset.psaps.length === 0) throw new ImportError("the inputs hold no usable PSAP: nothing to import");
-  return { dataset, files, summary };
+  return { dataset, files: inputs.files, summary };
+}
+
+/** One input file, read within the bounds and handed to the reader its content calls for. */
+async function readFile(path: string, limits: ReadLimits, inputs: Inputs): Promise<void> {
+  const input = await readInput(path, limits, isShapefilePart);
+  if (input.kind === "csv") {
+    readCsvFile(path, input.table, inputs);
+    return;
+  }
+  let json: unknown;
+  if (input.kind === "zip") {
+    json = await readShapefileZip(
+      path,
+      input.entries,
+      (layer) => isCensusPlaces(layer) || isTownBoundaries(layer),
+    );
+  } else {
+    try {
+      json = fromTopology(input.json);
+    } catch (err) {
+      throw new ImportError(`${printable(path)}: not valid TopoJSON (${(err as Error).message})`, {
+        cause: err,
+      });
+    }
+  }
+  readJsonFile(path, json, inputs);
+}
+
+function readJsonFile(path: string, json: unknown, inputs: Inputs): void {
+  if (isTownBoundaries(json)) {
+    const r = readTowns(path, json);
+    inputs.towns?.push({ towns: r.towns, report: r.report });
+    inputs.files.push(r.report);
+    inputs.townSources.push(basename(path));
+  } else if (isCensusPlaces(json)) {
+    const r = readCensusPlaces(path, json);
+    append(inputs.places, r.places);
+    inputs.files.push(r.report);
+    inputs.placeSources.push(basename(path));
+  } else if (isFccJson(json)) {
+    const r = readFccJson(path, json);
+    inputs.geocodes.push({ rows: r.geocodes, report: r.report });
+    inputs.files.push(r.report);
+  } else if (isGeoJson(json)) {
+    const r = readGeoJson(path, json);
+    inputs.boundaries.push({ rows: r.features, report: r.report });
+    inputs.files.push(r.report);
+    inputs.versions.push(basename(path));
+  } else {
+    throw new ImportError(
+      `${printable(path)}: JSON that is neither the registry export, Census places, town boundaries nor boundary GeoJSON`,
+    );
+  }
+}
+
+function readCsvFile(path: string, table: CsvTable, inputs: Inputs): void {
+  const { header } = table;
+  try {
+    if (isFccCsvHeader(header)) {
+      if (inputs.fcc.length > 0)
+        throw new ImportError(`${printable(path)}: only one FCC registry CSV per import`);
+      const r = readFccCsv(path, table);
+      append(inputs.fcc, r.rows);
+      inputs.files.push(r.report);
+      inputs.versions.unshift(registryVersion(path, r.maxDate));
+    } else if (isProjectCsvHeader(header)) {
+      const r = readProjectCsv(path, table);
+      append(inputs.project, r.rows);
+      inputs.files.push(r.report);
+      inputs.versions.push(basename(path));
+    } else if (isMemberTownsHeader(header)) {
+      const r = readMemberTowns(path, table);
+      inputs.memberTowns?.push({ rows: r.rows, report: r.report });
+      inputs.files.push(r.report);
+      inputs.versions.push(basename(path));
+    } else if (isOverrideCsvHeader(header)) {
+      const r = readOverrides(path, table);
+      inputs.overrides.push({ rows: r.rows, report: r.report });
+      inputs.files.push(r.report);
+      inputs.versions.push(basename(path));
+    } else {
+      throw new ImportError(
+        `${printable(path)}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision", "psap_id,jurisdiction,served_places,served_counties,reason" or "psap_id,state,county,municipality,geoid,source,read_on,note")`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof ImportError) throw err;
+    throw new ImportError(`${printable(path)}: not a readable CSV file (${(err as Error).message})`, {
+      cause: err,
+    });
+  }
+}
+
+/** Adds `items` to `target` one by one: a spread (`push(...items)`) of a million rows overflows the call stack. */
+function append<T>(target: T[], items: readonly T[]): void {
+  for (const item of items) target.push(item);
 }

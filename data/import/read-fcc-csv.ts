@@ -1,5 +1,5 @@
 // Reads the FCC Master PSAP Registry CSV: current PSAPs only, secondaries marked, duplicates resolved.
-import { parseCsv } from "./csv.ts";
+import { type CsvTable, parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FccRow, FileReport } from "./model.ts";
 import { KNOWN_STATES } from "./states.ts";
@@ -20,9 +20,9 @@ export function parseFlags(text: string): string[] {
 
 export function readFccCsv(
   path: string,
-  text: string,
+  input: string | CsvTable,
 ): { rows: FccRow[]; report: FileReport; maxDate: string } {
-  const table = parseCsv(text);
+  const table = typeof input === "string" ? parseCsv(input) : input;
   if (!isFccCsvHeader(table.header)) {
     throw new ImportError(`${path}: not an FCC registry CSV (needs columns ${COLUMNS.join(", ")})`);
   }

@@ -2,9 +2,10 @@
 //   psap_id,state,county,municipality,geoid,source,read_on,note
 //   8400,MA,Middlesex,Pepperell,2501753225,https://...,2026-11-27,
 // Every row names its source; the import matches each municipality to a town or place (report: every row).
-import { parseCsv } from "./csv.ts";
+import { type CsvTable, parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FileReport, MemberTownRow } from "./model.ts";
+import { printable } from "./printable.ts";
 import { KNOWN_STATES } from "./states.ts";
 
 export const MEMBER_TOWN_COLUMNS = [
@@ -27,11 +28,14 @@ export function isMemberTownsHeader(header: readonly string[]): boolean {
   );
 }
 
-export function readMemberTowns(path: string, text: string): { rows: MemberTownRow[]; report: FileReport } {
-  const table = parseCsv(text);
+export function readMemberTowns(
+  path: string,
+  input: string | CsvTable,
+): { rows: MemberTownRow[]; report: FileReport } {
+  const table = typeof input === "string" ? parseCsv(input) : input;
   if (!isMemberTownsHeader(table.header)) {
     throw new ImportError(
-      `${path}: not a member-towns CSV (header must be ${MEMBER_TOWN_COLUMNS.join(",")})`,
+      `${printable(path)}: not a member-towns CSV (header must be ${MEMBER_TOWN_COLUMNS.join(",")})`,
     );
   }
   const report: FileReport = {

@@ -5,7 +5,7 @@
 // Empty cells leave what the import derived, "none" says it serves none; lists are separated by ";" or spaces. `reason` says why (the
 // report lists it); the shipped file gives one on every row.
 import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
-import { parseCsv } from "./csv.ts";
+import { type CsvTable, parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FileReport, OverrideRow } from "./model.ts";
 
@@ -27,8 +27,11 @@ function list(text: string, pattern: RegExp): string[] | null {
   return items.every((x) => pattern.test(x)) ? items : null;
 }
 
-export function readOverrides(path: string, text: string): { rows: OverrideRow[]; report: FileReport } {
-  const table = parseCsv(text);
+export function readOverrides(
+  path: string,
+  input: string | CsvTable,
+): { rows: OverrideRow[]; report: FileReport } {
+  const table = typeof input === "string" ? parseCsv(input) : input;
   if (!isOverrideCsvHeader(table.header)) {
     throw new ImportError(`${path}: not an override CSV (header must be ${OVERRIDE_COLUMNS.join(",")})`);
   }

@@ -1,12 +1,12 @@
 // Reads Census places (city limits and census-designated communities): the project's gzipped GeoJSON of
 // every place, a plain GeoJSON, or the Census Bureau's own shapefile ZIP (tl_YYYY_SS_place.zip).
-import { gunzipSync } from "node:zlib";
-import shp from "shpjs";
+import shp, { type ShapefileLayer } from "shpjs";
 import { feature } from "topojson-client";
 import type { GeometryObject, Topology } from "topojson-specification";
 import { ImportError } from "./errors.ts";
 import { geojsonRings } from "./geojson-rings.ts";
 import type { FileReport, Place } from "./model.ts";
+import { printable } from "./printable.ts";
 import { STATE_BY_FIPS } from "./states.ts";
 
 interface PlaceFeature {
@@ -41,37 +41,47 @@ export function isCensusPlaces(json: unknown): boolean {
   return props !== null && REQUIRED.every((k) => k in props) && !("COUSUBFP" in props);
 }
 
-/** Gunzips when the bytes start with gzip's magic number. */
-export function maybeGunzip(bytes: Buffer): Buffer {
-  return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
-}
-
-export function isZip(bytes: Buffer): boolean {
-  return bytes[0] === 0x50 && bytes[1] === 0x4b && bytes[2] === 0x03 && bytes[3] === 0x04;
+/** The parts of a shapefile layer an archive may hold: the ZIP entries worth inflating (others are skipped). */
+export function isShapefilePart(name: string): boolean {
+  return !name.includes("__MACOSX") && /\.(shp|dbf|prj|cpg)$/i.test(name);
 }
 
 /**
- * A shapefile ZIP as GeoJSON (shpjs reads the .shp, .dbf and .prj and projects to WGS84). A ZIP of several
- * layers gives the first that `isLayer` recognises (a Census PLACE or county-subdivision layer).
+ * The shapefile layers of a ZIP's (already bounded and inflated) entries as GeoJSON, through shpjs (it
+ * reads the .shp, .dbf, .cpg and .prj and projects to WGS84): one layer as a FeatureCollection; of several,
+ * the first that `isLayer` recognises (a Census PLACE or county-subdivision layer).
  */
 export async function readShapefileZip(
   path: string,
-  bytes: Buffer,
+  entries: ReadonlyMap<string, Buffer>,
   isLayer: (json: unknown) => boolean,
 ): Promise<unknown> {
   try {
-    const out = await shp(bytes);
-    if (Array.isArray(out)) {
-      const layer = out.find((fc) => isLayer(fc));
-      if (!layer) throw new Error("no Census PLACE or county-subdivision layer in the archive");
-      return layer;
-    }
-    return out;
+    const layers = shapefileLayers(entries);
+    if (layers.length === 0) throw new Error("no .shp layer in the archive");
+    const out = await Promise.all(layers.map((layer) => shp(layer)));
+    if (out.length === 1) return out[0];
+    const layer = out.find((fc) => isLayer(fc));
+    if (!layer) throw new Error("no Census PLACE or county-subdivision layer in the archive");
+    return layer;
   } catch (err) {
-    throw new ImportError(`${path}: not a readable shapefile ZIP (${(err as Error).message})`, {
+    throw new ImportError(`${printable(path)}: not a readable shapefile ZIP (${(err as Error).message})`, {
       cause: err,
     });
   }
+}
+
+/** Each `.shp` with the `.dbf`, `.cpg` and `.prj` of the same name (any case), as shpjs takes a layer. */
+function shapefileLayers(entries: ReadonlyMap<string, Buffer>): ShapefileLayer[] {
+  const byLowerName = new Map([...entries].map(([name, bytes]) => [name.toLowerCase(), bytes]));
+  const layers: ShapefileLayer[] = [];
+  for (const [name, bytes] of byLowerName) {
+    if (!name.endsWith(".shp")) continue;
+    const base = name.slice(0, -4);
+    const text = (ext: string) => byLowerName.get(`${base}.${ext}`)?.toString("utf8");
+    layers.push({ shp: bytes, dbf: byLowerName.get(`${base}.dbf`), cpg: text("cpg"), prj: text("prj") });
+  }
+  return layers;
 }
 
 export function number(v: unknown): number | null {

@@ -2,7 +2,7 @@
 
 import { parsePhoneNumberFromString } from "libphonenumber-js";
 import type { LocationPrecision } from "../../sdk/src/protocol.ts";
-import { parseCsv } from "./csv.ts";
+import { type CsvTable, parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FileReport, ProjectRow } from "./model.ts";
 import { KNOWN_STATES } from "./states.ts";
@@ -33,8 +33,11 @@ export function normalizePhone(text: string): string | null {
 
 const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
 
-export function readProjectCsv(path: string, text: string): { rows: ProjectRow[]; report: FileReport } {
-  const table = parseCsv(text);
+export function readProjectCsv(
+  path: string,
+  input: string | CsvTable,
+): { rows: ProjectRow[]; report: FileReport } {
+  const table = typeof input === "string" ? parseCsv(input) : input;
   if (!isProjectCsvHeader(table.header)) {
     throw new ImportError(
       `${path}: not a project PSAP CSV (header must start with "id" and use only ${PROJECT_COLUMNS.join(",")})`,

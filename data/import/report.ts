@@ -2,6 +2,7 @@
 import type { BuiltIndex } from "../index/build.ts";
 import type { MergeSummary } from "./merge.ts";
 import type { FileReport } from "./model.ts";
+import { printableLines } from "./printable.ts";
 import type { PublishResult } from "./publish.ts";
 
 const MAX_LINES_SHOWN = 50;
@@ -127,5 +128,6 @@ export function formatReport(args: {
     out.push(`Dry run: nothing written (${st.entries + built.catalogue.size + 1} keys would be written)`);
   }
   out.push(`Time: ${(args.elapsedMs / 1000).toFixed(1)} s`);
-  return out.join("\n");
+  // Ids, names, comments, paths and labels come from the inputs: escaped, so none can drive the terminal.
+  return printableLines(out.join("\n"));
 }

@@ -12,7 +12,8 @@ export const WebhookRequest = z
   .strictObject({
     url: z.string().min(1, "url must not be empty").max(WEBHOOK_LIMITS.maxUrlLength).openapi({
       example: "https://platform.example.com/hooks/sos",
-      description: "https (plain http only to a loopback host, and only in local development)",
+      description:
+        "https to a public destination: loopback, unspecified, private, shared, link-local, unique-local, multicast, documentation and reserved addresses are refused, however spelled (plain http, and loopback, only in local development)",
     }),
     events: z
       .array(eventType)
@@ -72,7 +73,10 @@ export const DeliveriesResponse = z
         status: z.enum(["pending", "delivered", "failed"]),
         attempts: z.number().int().openapi({ description: "HTTP requests made so far" }),
         last_status_code: z.number().int().nullable().openapi({ description: "null: no answer" }),
-        last_error: z.string().nullable(),
+        last_error: z.string().nullable().openapi({
+          description:
+            "Why the last try failed: refused (the URL guard), timeout, status N, tls or connection failed; never what the target answered. null once delivered.",
+        }),
         event_created_at: isoTimestamp,
         first_attempt_at: isoTimestamp,
         last_attempt_at: isoTimestamp,

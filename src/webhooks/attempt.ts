@@ -1,10 +1,17 @@
-// One delivery attempt: a signed POST, 10 s to answer, no redirect followed, at most 64 KiB of a failed answer read.
+// One delivery attempt: a signed POST, 10 s to answer, no redirect followed, the answer's body never read.
 import { WEBHOOK_LIMITS } from "../config.ts";
 import { signatureHeader } from "./signing.ts";
 
+/**
+ * Why an attempt failed, in the only words a delivery record uses: the platform learns that its
+ * receiver did not take the event, never what the network or the target said (which would make the
+ * deliveries route a probe of whatever the URL reaches).
+ */
+export type AttemptError = "refused" | "timeout" | `status ${number}` | "tls" | "connection failed";
+
 export type AttemptResult =
   | { ok: true; statusCode: number }
-  | { ok: false; statusCode: number | null; error: string };
+  | { ok: false; statusCode: number | null; error: AttemptError };
 
 const USER_AGENT = "sos-psap-service-webhooks/1";
 
@@ -39,52 +46,17 @@ export async function attemptDelivery(
   } catch (error) {
     return { ok: false, statusCode: null, error: requestError(error) };
   }
-  if (response.status >= 200 && response.status < 300) {
-    // The answer's body means nothing to us: not read, not waited for.
-    await cancelQuietly(response.body);
-    return { ok: true, statusCode: response.status };
-  }
-  const excerpt = await readCapped(response.body, WEBHOOK_LIMITS.maxResponseBytes);
-  const where = response.status >= 300 && response.status < 400 ? " (redirects are not followed)" : "";
-  const error = `HTTP ${response.status}${where}${excerpt ? `: ${excerpt}` : ""}`;
-  return { ok: false, statusCode: response.status, error: error.slice(0, WEBHOOK_LIMITS.maxErrorChars) };
+  // The answer's body means nothing to us, whatever the status: not read, not waited for.
+  await cancelQuietly(response.body);
+  if (response.status >= 200 && response.status < 300) return { ok: true, statusCode: response.status };
+  return { ok: false, statusCode: response.status, error: `status ${response.status}` };
 }
 
-function requestError(error: unknown): string {
+function requestError(error: unknown): AttemptError {
   const name = error instanceof Error ? error.name : "";
-  if (name === "TimeoutError" || name === "AbortError") {
-    return `no answer within ${WEBHOOK_LIMITS.timeoutMs / 1000} s`;
-  }
+  if (name === "TimeoutError" || name === "AbortError") return "timeout";
   const message = error instanceof Error ? error.message : String(error);
-  return `request failed: ${message}`.slice(0, WEBHOOK_LIMITS.maxErrorChars);
-}
-
-/** At most `limit` bytes of the body as text (the rest is never read), or "" when it cannot be read in time. */
-async function readCapped(body: ReadableStream<Uint8Array> | null, limit: number): Promise<string> {
-  if (!body) return "";
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  try {
-    while (total < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      const room = limit - total;
-      chunks.push(value.byteLength > room ? value.subarray(0, room) : value);
-      total += Math.min(value.byteLength, room);
-    }
-  } catch {
-    // A body that breaks off (or outlasts the timeout) leaves what was read.
-  } finally {
-    await reader.cancel().catch(() => undefined);
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes).trim();
+  return /\b(tls|ssl|certificate|handshake)\b/i.test(message) ? "tls" : "connection failed";
 }
 
 async function cancelQuietly(body: ReadableStream | null): Promise<void> {

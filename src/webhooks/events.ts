@@ -57,6 +57,11 @@ export interface WebhookQueueMessage {
   /** Increases with every event of one session: the consumer delivers a batch in this order. */
   seq: number;
   event: WebhookEvent;
+  /**
+   * Requests already made for this event (absent: none). The consumer puts a failed event back on the
+   * queue with this count, so each event runs on its own schedule, whatever happened to its neighbours.
+   */
+  tries?: number;
 }
 
 /** A session's event before it has an id and a place: what the session object hands the outbox. */

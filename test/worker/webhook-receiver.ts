@@ -21,14 +21,19 @@ type Answer = (request: ReceivedRequest) => Response | Promise<Response>;
 
 export class FakeReceiver {
   readonly received: ReceivedRequest[] = [];
-  /** Answers for the next requests, in order; after them, `200`. */
+  /** Every URL fetched while installed, the receiver's or not (those others go out for real). */
+  readonly fetched: string[] = [];
+  /** Answers for the next requests, in order; after them, `respond`'s. */
   readonly answers: Answer[] = [];
+  /** The answer to every request with no answer of its own queued: `200` unless set. */
+  respond: Answer = () => new Response("ok");
   #spy: MockInstance<typeof fetch> | null = null;
 
   install(): this {
     const original = globalThis.fetch.bind(globalThis);
     this.#spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
       const request = new Request(input, init);
+      this.fetched.push(request.url);
       if (!request.url.startsWith(RECEIVER)) return original(input, init);
       const received: ReceivedRequest = {
         url: request.url,
@@ -40,7 +45,7 @@ export class FakeReceiver {
       };
       this.received.push(received);
       const answer = this.answers.shift();
-      return answer ? answer(received) : new Response("ok");
+      return (answer ?? this.respond)(received);
     });
     return this;
   }

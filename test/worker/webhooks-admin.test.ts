@@ -1,8 +1,10 @@
 // Admin webhook routes: set, keep, rotate and remove a platform's webhook, and every refusal as a problem.
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import worker from "../../src/index.ts";
 import { checkWebhookUrl } from "../../src/webhooks/url.ts";
-import { ADMIN_HEADERS, call, newPlatform } from "./helpers.ts";
+import { ADMIN_HEADERS, BASE, call, newPlatform } from "./helpers.ts";
 
 const HOOK = "https://platform.example.com/hooks/sos";
 
@@ -130,18 +132,129 @@ describe("PUT /v1/admin/platforms/{id}/webhook", () => {
   });
 });
 
+/** Hosts that reach this machine, its networks or nobody: refused once deployed, however spelled. */
+const NOT_PUBLIC = [
+  // loopback, in every spelling the URL parser (and so fetch) reads as 127.0.0.1, ::1 or localhost
+  "https://127.0.0.1/",
+  "https://127.1/",
+  "https://0177.0.0.1/",
+  "https://2130706433/",
+  "https://0x7f000001/",
+  "https://127.0.0.1./",
+  "https://localhost/",
+  "https://localhost./",
+  "https://LOCALHOST:8443/",
+  "https://api.localhost/",
+  "https://[::1]/",
+  "https://[::ffff:127.0.0.1]/",
+  "https://[::ffff:7f00:1]/",
+  "https://[::127.0.0.1]/",
+  "https://[0:0:0:0:0:0:0:1]/",
+  // unspecified (connects to this machine on most systems)
+  "https://0.0.0.0/",
+  "https://0/",
+  "https://0.0.0.0:8443/",
+  "https://[::]/",
+  "https://[::ffff:0.0.0.0]/",
+  // private, shared (CGNAT), link-local (cloud metadata), unique-local
+  "https://10.0.0.1/",
+  "https://10.255.255.255/",
+  "https://172.16.0.1/",
+  "https://172.31.255.1/",
+  "https://192.168.0.1/",
+  "https://100.64.0.1/",
+  "https://169.254.169.254/latest/meta-data/",
+  "https://[fe80::1]/",
+  "https://[fd00:ec2::254]/",
+  "https://[fd00::1]/",
+  "https://[fc00::1]/",
+  "https://[::ffff:10.0.0.1]/",
+  "https://[::ffff:169.254.169.254]/",
+  "https://[64:ff9b::a00:1]/",
+  // multicast, broadcast, documentation, benchmark, reserved
+  "https://224.0.0.1/",
+  "https://[ff02::1]/",
+  "https://255.255.255.255/",
+  "https://192.0.2.10/",
+  "https://198.51.100.7/",
+  "https://203.0.113.9/",
+  "https://198.18.0.1/",
+  "https://240.0.0.1/",
+  "https://[2001:db8::1]/",
+  "https://[2002:a00:1::]/",
+  // names that resolve locally by convention
+  "https://printer.local/",
+  "https://metadata.google.internal/",
+  "https://router.home.arpa/",
+];
+
+/** Public destinations: these pass in production. */
+const PUBLIC = [
+  "https://platform.example.com/hooks/sos",
+  "https://platform.example.com./hooks/sos",
+  "https://8.8.8.8/",
+  "https://1.1.1.1:8443/h",
+  "https://[2606:4700:4700::1111]/",
+  "https://[::ffff:8.8.8.8]/",
+  "https://172.32.0.1/",
+  "https://100.128.0.1/",
+];
+
+/** The app as deployed: the same worker, WEBHOOK_ALLOW_LOOPBACK_HTTP "false". */
+async function callDeployed(path: string, init: RequestInit): Promise<Response> {
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`${BASE}${path}`, init),
+    { ...env, WEBHOOK_ALLOW_LOOPBACK_HTTP: "false" },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return res;
+}
+
 describe("which URLs a deployment takes", () => {
-  it("refuses http everywhere and loopback hosts once deployed", () => {
-    expect(checkWebhookUrl("https://platform.example.com/h", false)).toEqual({
+  it.each(NOT_PUBLIC)("refuses %s once deployed, with a 400 naming url", async (url) => {
+    expect(checkWebhookUrl(url, false).ok).toBe(false);
+    const platform = await newPlatform();
+    const res = await callDeployed(webhookPath(platform.platform_id), {
+      method: "PUT",
+      headers: { ...ADMIN_HEADERS, "Content-Type": "application/json" },
+      body: JSON.stringify({ url }),
+    });
+    const problem = await expectProblem(res, 400, "invalid_request");
+    expect(JSON.stringify(problem)).toContain("url");
+  });
+
+  it.each(PUBLIC)("takes %s once deployed", (url) => {
+    expect(checkWebhookUrl(url, false).ok).toBe(true);
+  });
+
+  it("keeps plain http (and https) to loopback in local development only, and nothing else local", () => {
+    for (const url of [
+      "http://127.0.0.1:9000/h",
+      "http://[::1]:9000/h",
+      "http://localhost:9000/h",
+      "https://127.0.0.1/",
+    ]) {
+      expect(checkWebhookUrl(url, true).ok, url).toBe(true);
+      expect(checkWebhookUrl(url, false).ok, url).toBe(false);
+    }
+    for (const url of [
+      "http://10.0.0.1/h",
+      "https://10.0.0.1/h",
+      "https://0.0.0.0:9000/",
+      "http://platform.example.com/h",
+    ]) {
+      expect(checkWebhookUrl(url, true).ok, url).toBe(false);
+    }
+    expect(checkWebhookUrl(`https://x.example.com/${"a".repeat(2100)}`, false).ok).toBe(false);
+  });
+
+  it("reports the normalised URL it stored", () => {
+    expect(checkWebhookUrl("https://Platform.Example.COM/h", false)).toEqual({
       ok: true,
       url: "https://platform.example.com/h",
     });
-    expect(checkWebhookUrl("http://127.0.0.1:9000/h", false).ok).toBe(false);
-    expect(checkWebhookUrl("https://localhost/h", false).ok).toBe(false);
-    expect(checkWebhookUrl("http://[::1]:9000/h", true).ok).toBe(true);
-    expect(checkWebhookUrl("http://localhost:9000/h", true).ok).toBe(true);
-    expect(checkWebhookUrl("http://10.0.0.1/h", true).ok).toBe(false);
-    expect(checkWebhookUrl(`https://x.example.com/${"a".repeat(2100)}`, false).ok).toBe(false);
   });
 });
 
