@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { buildIndex } from "../index/build.ts";
 import { ImportError } from "./errors.ts";
 import { type KvTarget, WranglerKvTarget } from "./kv.ts";
-import { DEFAULT_READ_LIMITS, formatSize, readLimitsFrom } from "./limits.ts";
+import { DEFAULT_READ_LIMITS, formatSize, type ReadLimits, readLimitsFrom } from "./limits.ts";
 import { prepareImport } from "./pipeline.ts";
 import { printable } from "./printable.ts";
 import { planVersions, publishIndex, readCurrentManifest, readReplacedIndex } from "./publish.ts";
@@ -43,52 +43,60 @@ export interface CliResult {
   output: string;
 }
 
-export async function runCli(argv: string[], makeTarget?: (remote: boolean) => KvTarget): Promise<CliResult> {
-  const started = Date.now();
-  let args: ReturnType<typeof parse>;
-  function parse(a: string[]) {
-    return parseArgs({
-      args: a,
-      allowPositionals: true,
-      options: {
-        demo: { type: "boolean" },
-        "if-empty": { type: "boolean" },
-        "dry-run": { type: "boolean" },
-        remote: { type: "boolean" },
-        env: { type: "string" },
-        "persist-to": { type: "string" },
-        "data-version": { type: "string" },
-        "report-json": { type: "string" },
-        "no-shipped-overrides": { type: "boolean" },
-        "max-file-size": { type: "string" },
-        "max-entry-size": { type: "string" },
-        "max-archive-size": { type: "string" },
-        "max-csv-rows": { type: "string" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  }
+const OPTIONS = {
+  demo: { type: "boolean" },
+  "if-empty": { type: "boolean" },
+  "dry-run": { type: "boolean" },
+  remote: { type: "boolean" },
+  env: { type: "string" },
+  "persist-to": { type: "string" },
+  "data-version": { type: "string" },
+  "report-json": { type: "string" },
+  "no-shipped-overrides": { type: "boolean" },
+  "max-file-size": { type: "string" },
+  "max-entry-size": { type: "string" },
+  "max-archive-size": { type: "string" },
+  "max-csv-rows": { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+type CliOptions = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+
+/** What the command line asks for, or the answer to give at once (usage, a bad flag). */
+function readArguments(
+  argv: string[],
+): { ok: true; options: CliOptions; files: string[]; limits: ReadLimits } | { ok: false; result: CliResult } {
+  let args: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
-    args = parse(argv);
+    args = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
   } catch (err) {
-    return { code: 2, output: `${printable((err as Error).message)}\n${USAGE}` };
+    return { ok: false, result: { code: 2, output: `${printable((err as Error).message)}\n${USAGE}` } };
   }
   const o = args.values;
-  if (o.help) return { code: 0, output: USAGE };
+  if (o.help) return { ok: false, result: { code: 0, output: USAGE } };
   const read = readLimitsFrom({
     maxFileBytes: o["max-file-size"],
     maxEntryBytes: o["max-entry-size"],
     maxArchiveBytes: o["max-archive-size"],
     maxCsvRows: o["max-csv-rows"],
   });
-  if (!read.ok) return { code: 2, output: `${printable(read.message)}\n${USAGE}` };
+  if (!read.ok) return { ok: false, result: { code: 2, output: `${printable(read.message)}\n${USAGE}` } };
   const files = [...args.positionals];
-  if (files.length === 0 && !o.demo) return { code: 2, output: `No input files.\n${USAGE}` };
+  if (files.length === 0 && !o.demo)
+    return { ok: false, result: { code: 2, output: `No input files.\n${USAGE}` } };
   // The shipped operator files belong to the real data: not to the demo set alone, nor when asked to go.
   if (files.length > 0 && !o["no-shipped-overrides"]) {
     for (const f of SHIPPED_OPERATOR_FILES) if (!files.some((g) => resolve(g) === f)) files.push(f);
   }
   if (o.demo) files.unshift(DEMO_FILE);
+  return { ok: true, options: o, files, limits: read.limits };
+}
+
+export async function runCli(argv: string[], makeTarget?: (remote: boolean) => KvTarget): Promise<CliResult> {
+  const started = Date.now();
+  const args = readArguments(argv);
+  if (!args.ok) return args.result;
+  const { options: o, files } = args;
   const target =
     makeTarget?.(o.remote === true) ??
     new WranglerKvTarget({ remote: o.remote === true, cwd: ROOT, env: o.env, persistTo: o["persist-to"] });
@@ -104,7 +112,7 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
     }
     const prepared = await prepareImport(files, {
       dataVersion: o["data-version"] ?? (o.demo && files.length === 1 ? "demo" : undefined),
-      limits: read.limits,
+      limits: args.limits,
     });
     const now = new Date();
     const current = o["dry-run"] ? null : await readReplacedIndex(target);
@@ -112,14 +120,8 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
     const built = buildIndex(prepared.dataset, { previous: plan.previous, now });
     const publish = o["dry-run"] ? null : await publishIndex(target, built, plan.toDelete);
     if (o["report-json"]) {
-      writeFileSync(
-        o["report-json"],
-        JSON.stringify(
-          { files: prepared.files, summary: prepared.summary, manifest: built.manifest, publish },
-          null,
-          2,
-        ),
-      );
+      const report = { files: prepared.files, summary: prepared.summary, manifest: built.manifest, publish };
+      writeFileSync(o["report-json"], JSON.stringify(report, null, 2));
     }
     if (o.demo && o["if-empty"] && publish) {
       return {
@@ -127,14 +129,8 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
         output: `Loaded demo PSAP data (${built.manifest.psaps} PSAPs, ${publish.keysWritten} keys) into ${target.description}.`,
       };
     }
-    const output = formatReport({
-      files: prepared.files,
-      summary: prepared.summary,
-      built,
-      target: target.description,
-      publish,
-      elapsedMs: Date.now() - started,
-    });
+    const elapsedMs = Date.now() - started;
+    const output = formatReport({ ...prepared, built, target: target.description, publish, elapsedMs });
     return { code: 0, output };
   } catch (err) {
     if (err instanceof ImportError)

@@ -89,26 +89,46 @@ function ofKind(
   return [...list].sort((a, b) => around(a) - around(b));
 }
 
-export function linkPsap(
-  row: {
-    name: string;
-    state: string;
-    county: string;
-    city: string;
-    municipal: boolean;
-    tribal?: boolean;
-    /** The registry's city-level geocode, [lon, lat], where the 2017 export has one. */
-    cityGeocode?: readonly [number, number] | null;
-  },
+/** A registry row as the links read it. */
+export interface LinkRow {
+  name: string;
+  state: string;
+  county: string;
+  city: string;
+  municipal: boolean;
+  tribal?: boolean;
+  /** The registry's city-level geocode, [lon, lat], where the 2017 export has one. */
+  cityGeocode?: readonly [number, number] | null;
+}
+
+export function linkPsap(row: LinkRow, countyMatcher: CountyMatcher, places: PlaceIndex): PsapLinks {
+  const registered = registeredCounties(row, countyMatcher);
+  const registeredPlace = row.city
+    ? choosePlace(places.byName(row.state, row.city), registered.counties)
+    : null;
+  const { municipality, byName } = linkMunicipality(row, registered.counties, registeredPlace, places);
+  const inName = placesInName(row, registered.counties, registeredPlace, countyMatcher, places);
+  return {
+    counties: registered.counties,
+    unmatchedCounties: registered.unmatched,
+    countyFromName: registered.countyFromName,
+    countyNamed: registered.countyNamed,
+    registeredPlace,
+    municipality,
+    municipalityByName: byName,
+    ...inName,
+  };
+}
+
+/** The counties a row is registered in; a county named after a dash or in parentheses wins. */
+function registeredCounties(
+  row: LinkRow,
   countyMatcher: CountyMatcher,
-  places: PlaceIndex,
-): PsapLinks {
+): { counties: County[]; unmatched: string[]; countyFromName: boolean; countyNamed: boolean } {
   const registered = row.county
     ? countyMatcher.match(row.state, row.county)
     : { counties: [], unmatched: [] };
   let counties = registered.counties;
-  let countyFromName = false;
-  let countyNamed = false;
   // "St. Croix 9-1-1 Call Center" registered in "U.S. Virgin Islands" (all three districts): the one it names.
   if (counties.length > 1) {
     const named = counties.filter((c) => new RegExp(`\\b${escapeRegExp(c.name)}\\b`, "i").test(row.name));
@@ -118,39 +138,57 @@ export function linkPsap(
   if (qualifier) {
     const q = countyMatcher.match(row.state, qualifier);
     if (q.counties.length > 0 && q.unmatched.length === 0) {
-      countyNamed = true;
-      countyFromName = q.counties.some((c) => !counties.includes(c));
-      counties = q.counties;
+      return {
+        counties: q.counties,
+        unmatched: registered.unmatched,
+        countyFromName: q.counties.some((c) => !counties.includes(c)),
+        countyNamed: true,
+      };
     }
   }
-  const registeredPlace = row.city ? choosePlace(places.byName(row.state, row.city), counties) : null;
-  let municipality: IndexedPlace | null = null;
-  let municipalityByName = false;
-  if (row.tribal) {
-    municipality = registeredPlace;
-  } else if (row.municipal) {
-    const base = municipalBaseName(row.name);
-    const word = municipalityWord(row.name.slice(0, row.name.indexOf(base) + base.length + 20));
-    const cityAt = registeredPlace?.interior ?? row.cityGeocode ?? null;
-    const pick = (list: IndexedPlace[]) => choosePlace(ofKind(list, word, cityAt), counties);
-    const exact = base ? places.byExactName(row.state, base) : [];
-    const loose = base ? places.byName(row.state, base) : [];
-    // Its name first, spelled out ("Hot Springs Village", a gated community, is not Hot Springs), then as
-    // the registry may shorten it ("Agawam" for "Agawam Town"); failing both, the municipality it is
-    // registered in; then a community of its name (a Michigan township's census-designated namesake,
-    // where no town boundaries are loaded), else the community it is registered in (a tribal police
-    // whose name the registry misspells).
-    const byName =
-      pick(exact.filter((p) => p.incorporated)) ??
-      pick(exact.filter((p) => p.kind === "community")) ??
-      pick(loose.filter((p) => p.incorporated));
-    municipalityByName = byName !== null;
-    municipality =
-      byName ??
-      (registeredPlace?.incorporated ? registeredPlace : null) ??
-      pick(loose.filter((p) => p.kind === "community")) ??
-      registeredPlace;
-  }
+  return { counties, unmatched: registered.unmatched, countyFromName: false, countyNamed: false };
+}
+
+/** The municipality a municipal or tribal centre answers for, and whether its name gave it. */
+function linkMunicipality(
+  row: LinkRow,
+  counties: readonly County[],
+  registeredPlace: IndexedPlace | null,
+  places: PlaceIndex,
+): { municipality: IndexedPlace | null; byName: boolean } {
+  if (row.tribal) return { municipality: registeredPlace, byName: false };
+  if (!row.municipal) return { municipality: null, byName: false };
+  const base = municipalBaseName(row.name);
+  const word = municipalityWord(row.name.slice(0, row.name.indexOf(base) + base.length + 20));
+  const cityAt = registeredPlace?.interior ?? row.cityGeocode ?? null;
+  const pick = (list: IndexedPlace[]) => choosePlace(ofKind(list, word, cityAt), counties);
+  const exact = base ? places.byExactName(row.state, base) : [];
+  const loose = base ? places.byName(row.state, base) : [];
+  // Its name first, spelled out ("Hot Springs Village", a gated community, is not Hot Springs), then as
+  // the registry may shorten it ("Agawam" for "Agawam Town"); failing both, the municipality it is
+  // registered in; then a community of its name (a Michigan township's census-designated namesake,
+  // where no town boundaries are loaded), else the community it is registered in (a tribal police
+  // whose name the registry misspells).
+  const byName =
+    pick(exact.filter((p) => p.incorporated)) ??
+    pick(exact.filter((p) => p.kind === "community")) ??
+    pick(loose.filter((p) => p.incorporated));
+  if (byName) return { municipality: byName, byName: true };
+  const municipality =
+    (registeredPlace?.incorporated ? registeredPlace : null) ??
+    pick(loose.filter((p) => p.kind === "community")) ??
+    registeredPlace;
+  return { municipality, byName: false };
+}
+
+/** The places and counties a name lists, and a city it names beside its county. */
+function placesInName(
+  row: LinkRow,
+  counties: readonly County[],
+  registeredPlace: IndexedPlace | null,
+  countyMatcher: CountyMatcher,
+  places: PlaceIndex,
+): Pick<PsapLinks, "namedPlaces" | "namedCounties" | "cityInName"> {
   const namedPlaces: IndexedPlace[] = [];
   const namedCounties: County[] = [];
   let cityInName: PsapLinks["cityInName"] = null;
@@ -165,39 +203,37 @@ export function linkPsap(
       );
       if (place) namedPlaces.push(place);
     }
-  } else {
-    // "Evansville-Vanderburgh County Central Dispatch", "Altus Jackson County E911": a city named
-    // beside the county (the county's own name, and any parenthesis, are taken out first).
-    const plainName = row.name.replace(/\([^)]*\)/g, " ");
-    let rest = plainName;
-    let countyAt = -1;
-    for (const c of counties) {
-      const mention = new RegExp(`\\b${escapeRegExp(c.name)}\\s+(county|parish|borough)\\b`, "gi");
-      const first = mention.exec(plainName);
-      if (first && (countyAt < 0 || first.index < countyAt)) countyAt = first.index;
-      rest = rest.replace(mention, " ");
-    }
-    const reg = registeredPlace;
-    const cityPattern = reg ? new RegExp(`\\b${escapeRegExp(reg.name)}\\b`, "i") : null;
-    if (!row.municipal && reg?.incorporated && cityPattern?.test(rest)) {
-      cityInName = {
-        place: reg,
-        beforeCounty: countyAt > 0 && cityPattern.test(plainName.slice(0, countyAt)),
-      };
-    }
+  } else if (!row.municipal && registeredPlace?.incorporated) {
+    cityInName = cityBesideCounty(row.name, counties, registeredPlace);
   }
   return {
-    counties,
-    unmatchedCounties: registered.unmatched,
-    countyFromName,
-    countyNamed,
-    registeredPlace,
-    municipality,
-    municipalityByName,
     namedPlaces: [...new Map(namedPlaces.map((p) => [p.geoid, p])).values()],
     namedCounties: [...new Map(namedCounties.map((c) => [c.fips, c])).values()],
     cityInName,
   };
+}
+
+/**
+ * "Evansville-Vanderburgh County Central Dispatch", "Altus Jackson County E911": the registered city named
+ * beside the county (the county's own name, and any parenthesis, are taken out first), and whether before it.
+ */
+function cityBesideCounty(
+  name: string,
+  counties: readonly County[],
+  city: IndexedPlace,
+): PsapLinks["cityInName"] {
+  const plainName = name.replace(/\([^)]*\)/g, " ");
+  let rest = plainName;
+  let countyAt = -1;
+  for (const c of counties) {
+    const mention = new RegExp(`\\b${escapeRegExp(c.name)}\\s+(county|parish|borough)\\b`, "gi");
+    const first = mention.exec(plainName);
+    if (first && (countyAt < 0 || first.index < countyAt)) countyAt = first.index;
+    rest = rest.replace(mention, " ");
+  }
+  const cityPattern = new RegExp(`\\b${escapeRegExp(city.name)}\\b`, "i");
+  if (!cityPattern.test(rest)) return null;
+  return { place: city, beforeCounty: countyAt > 0 && cityPattern.test(plainName.slice(0, countyAt)) };
 }
 
 function escapeRegExp(text: string): string {

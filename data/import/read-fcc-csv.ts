@@ -18,6 +18,51 @@ export function parseFlags(text: string): string[] {
     .filter((t) => t.length > 0);
 }
 
+/** Column positions of the registry's header (-1 for an optional column it lacks). */
+interface Columns {
+  id: number;
+  name: number;
+  state: number;
+  county: number;
+  city: number;
+  flags: number;
+  date: number;
+  comments: number;
+}
+
+/** One registry row, or why it is dropped; `unknownFlags` counts flags the legend does not have. */
+function readRow(
+  fields: readonly string[],
+  line: number,
+  c: Columns,
+  unknownFlags: Map<string, number>,
+): FccRow | { reason: string; modified: string } {
+  const get = (i: number) => (i < 0 ? "" : (fields[i] ?? "").replace(/\s+/g, " ").trim());
+  const id = get(c.id);
+  const name = get(c.name);
+  const state = get(c.state).toUpperCase();
+  const flags = parseFlags(get(c.flags));
+  const modified = get(c.date);
+  if (!/^\d{1,9}$/.test(id)) return { reason: "bad row: PSAP ID missing or not a number", modified };
+  if (flags.includes("O")) return { reason: "orphaned (O): no longer a PSAP", modified };
+  if (!name) return { reason: "bad row: PSAP Name missing", modified };
+  if (!KNOWN_STATES.has(state))
+    return { reason: "bad row: State is not a US state or territory code", modified };
+  for (const f of flags)
+    if (!["NC", "A", "M", "S", "O"].includes(f)) unknownFlags.set(f, (unknownFlags.get(f) ?? 0) + 1);
+  return {
+    line,
+    id,
+    name,
+    state,
+    county: get(c.county),
+    city: get(c.city),
+    secondary: flags.includes("S"),
+    modified,
+    comments: get(c.comments),
+  };
+}
+
 export function readFccCsv(
   path: string,
   input: string | CsvTable,
@@ -27,16 +72,16 @@ export function readFccCsv(
     throw new ImportError(`${path}: not an FCC registry CSV (needs columns ${COLUMNS.join(", ")})`);
   }
   const col = (name: string) => table.header.indexOf(name);
-  const [iId, iName, iState, iCounty, iCity, iFlags] = COLUMNS.map(col) as number[] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const iDate = col("Date Last Modified");
-  const iComments = col("Comments");
+  const columns: Columns = {
+    id: col("PSAP ID"),
+    name: col("PSAP Name"),
+    state: col("State"),
+    county: col("County"),
+    city: col("City"),
+    flags: col("Type of Change"),
+    date: col("Date Last Modified"),
+    comments: col("Comments"),
+  };
   const report: FileReport = {
     path,
     kind: "fcc-csv",
@@ -49,53 +94,26 @@ export function readFccCsv(
   const unknownFlags = new Map<string, number>();
   let maxDate = "";
   for (const { line, fields } of table.rows) {
-    const get = (i: number) => (fields[i] ?? "").replace(/\s+/g, " ").trim();
-    const id = get(iId);
-    const name = get(iName);
-    const state = get(iState).toUpperCase();
-    const flags = parseFlags(get(iFlags));
-    const modified = iDate >= 0 ? get(iDate) : "";
-    if (/^\d{4}-\d{2}-\d{2}$/.test(modified) && modified > maxDate) maxDate = modified;
-    if (!/^\d{1,9}$/.test(id)) {
-      report.dropped.push({ line, reason: "bad row: PSAP ID missing or not a number" });
+    const row = readRow(fields, line, columns, unknownFlags);
+    if (/^\d{4}-\d{2}-\d{2}$/.test(row.modified) && row.modified > maxDate) maxDate = row.modified;
+    if ("reason" in row) {
+      report.dropped.push({ line, reason: row.reason });
       continue;
     }
-    if (flags.includes("O")) {
-      report.dropped.push({ line, reason: "orphaned (O): no longer a PSAP" });
-      continue;
-    }
-    if (!name) {
-      report.dropped.push({ line, reason: "bad row: PSAP Name missing" });
-      continue;
-    }
-    if (!KNOWN_STATES.has(state)) {
-      report.dropped.push({ line, reason: "bad row: State is not a US state or territory code" });
-      continue;
-    }
-    for (const f of flags)
-      if (!["NC", "A", "M", "S", "O"].includes(f)) unknownFlags.set(f, (unknownFlags.get(f) ?? 0) + 1);
-    const row: FccRow = {
-      line,
-      id,
-      name,
-      state,
-      county: get(iCounty),
-      city: get(iCity),
-      secondary: flags.includes("S"),
-      modified,
-      comments: iComments >= 0 ? get(iComments) : "",
-    };
-    const prev = byId.get(id);
+    const prev = byId.get(row.id);
     if (prev) {
       // The registry lists a few PSAPs twice: the later modification date is the current entry.
       const keepNew = row.modified > prev.modified;
       const loser = keepNew ? prev : row;
       const winner = keepNew ? row : prev;
-      report.dropped.push({ line: loser.line, reason: `duplicate PSAP ID ${id} (kept line ${winner.line})` });
-      if (keepNew) byId.set(id, row);
+      report.dropped.push({
+        line: loser.line,
+        reason: `duplicate PSAP ID ${row.id} (kept line ${winner.line})`,
+      });
+      if (keepNew) byId.set(row.id, row);
       continue;
     }
-    byId.set(id, row);
+    byId.set(row.id, row);
   }
   for (const [f, n] of unknownFlags)
     report.notes.push(`${n} row(s) with unknown flag "${f}" kept as primary`);

@@ -33,6 +33,66 @@ export function normalizePhone(text: string): string | null {
 
 const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
 
+/** One row of the project CSV, or why it is refused (the report says "bad row: ..."). */
+function readRow(get: (name: (typeof PROJECT_COLUMNS)[number]) => string, line: number): ProjectRow | string {
+  const id = get("id");
+  if (!id || id.length > 64) return "id missing or longer than 64 characters";
+  const row: ProjectRow = { line, id };
+  if (get("name")) row.name = get("name");
+  const type = get("type").toLowerCase();
+  if (type) {
+    if (type !== "primary" && type !== "secondary") return 'type must be "primary" or "secondary"';
+    row.type = type;
+  }
+  const state = get("state").toUpperCase();
+  if (state) {
+    if (!KNOWN_STATES.has(state)) return "state is not a US state or territory code";
+    row.state = state;
+  }
+  if (get("county")) row.county = get("county");
+  if (get("city")) row.city = get("city");
+  if (get("phone")) {
+    const phone = normalizePhone(get("phone"));
+    if (!phone) return "phone is not a valid E.164 or 10-digit North American number";
+    row.phone = phone;
+  }
+  const position = readPosition(get("latitude"), get("longitude"));
+  if (typeof position === "string") return position;
+  if (position) {
+    row.latitude = position.latitude;
+    row.longitude = position.longitude;
+  }
+  const precision = get("location_precision").toLowerCase();
+  if (precision) {
+    if (!(PRECISIONS as readonly string[]).includes(precision))
+      return 'location_precision must be "building", "city" or "county"';
+    row.location_precision = precision as LocationPrecision;
+  } else if (row.latitude !== undefined) {
+    row.location_precision = "building";
+  }
+  return row;
+}
+
+/** Building coordinates: both or neither, within range. */
+function readPosition(
+  latText: string,
+  lonText: string,
+): { latitude: number; longitude: number } | null | string {
+  if (!latText && !lonText) return null;
+  const latitude = Number(latText);
+  const longitude = Number(lonText);
+  const valid =
+    latText &&
+    lonText &&
+    Number.isFinite(latitude) &&
+    Number.isFinite(longitude) &&
+    Math.abs(latitude) <= 90 &&
+    Math.abs(longitude) <= 180;
+  return valid
+    ? { latitude, longitude }
+    : "latitude and longitude must both be given, within -90..90 and -180..180";
+}
+
 export function readProjectCsv(
   path: string,
   input: string | CsvTable,
@@ -58,75 +118,17 @@ export function readProjectCsv(
       const i = table.header.indexOf(name);
       return i < 0 ? "" : (fields[i] ?? "").trim();
     };
-    const drop = (reason: string) => report.dropped.push({ line, reason: `bad row: ${reason}` });
-    const id = get("id");
-    if (!id || id.length > 64) {
-      drop("id missing or longer than 64 characters");
+    const row = readRow(get, line);
+    if (typeof row === "string") {
+      report.dropped.push({ line, reason: `bad row: ${row}` });
       continue;
     }
-    const row: ProjectRow = { line, id };
-    if (get("name")) row.name = get("name");
-    const type = get("type").toLowerCase();
-    if (type) {
-      if (type !== "primary" && type !== "secondary") {
-        drop('type must be "primary" or "secondary"');
-        continue;
-      }
-      row.type = type;
-    }
-    const state = get("state").toUpperCase();
-    if (state) {
-      if (!KNOWN_STATES.has(state)) {
-        drop("state is not a US state or territory code");
-        continue;
-      }
-      row.state = state;
-    }
-    if (get("county")) row.county = get("county");
-    if (get("city")) row.city = get("city");
-    if (get("phone")) {
-      const phone = normalizePhone(get("phone"));
-      if (!phone) {
-        drop("phone is not a valid E.164 or 10-digit North American number");
-        continue;
-      }
-      row.phone = phone;
-    }
-    const latText = get("latitude");
-    const lonText = get("longitude");
-    if (latText || lonText) {
-      const lat = Number(latText);
-      const lon = Number(lonText);
-      if (
-        !latText ||
-        !lonText ||
-        !Number.isFinite(lat) ||
-        !Number.isFinite(lon) ||
-        Math.abs(lat) > 90 ||
-        Math.abs(lon) > 180
-      ) {
-        drop("latitude and longitude must both be given, within -90..90 and -180..180");
-        continue;
-      }
-      row.latitude = lat;
-      row.longitude = lon;
-    }
-    const precision = get("location_precision").toLowerCase();
-    if (precision) {
-      if (!(PRECISIONS as readonly string[]).includes(precision)) {
-        drop('location_precision must be "building", "city" or "county"');
-        continue;
-      }
-      row.location_precision = precision as LocationPrecision;
-    } else if (row.latitude !== undefined) {
-      row.location_precision = "building";
-    }
-    const first = firstLine.get(id);
+    const first = firstLine.get(row.id);
     if (first !== undefined) {
-      report.dropped.push({ line, reason: `duplicate id ${id} (kept line ${first})` });
+      report.dropped.push({ line, reason: `duplicate id ${row.id} (kept line ${first})` });
       continue;
     }
-    firstLine.set(id, line);
+    firstLine.set(row.id, line);
     rows.push(row);
   }
   report.kept = rows.length;

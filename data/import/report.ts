@@ -34,23 +34,33 @@ export function formatReport(args: {
   publish: PublishResult | null;
   elapsedMs: number;
 }): string {
-  const { files, summary: s, built, publish } = args;
-  const out: string[] = [];
-  out.push(`PSAP import: ${built.manifest.data_version}`);
-  for (const f of files) {
-    out.push(`\n${f.path} (${f.kind}): ${f.rowsRead} rows read, ${f.kept} kept, ${f.dropped.length} dropped`);
-    const unit =
-      f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" || f.kind === "towns"
-        ? "items"
-        : "lines";
-    for (const [reason, lines] of groupIssues(f)) {
-      const shown = /^(bad|duplicate|no PSAP with id|no municipality|several municipalities)/.test(reason)
-        ? `: ${lineList(lines, unit)}`
-        : "";
-      out.push(`  - ${lines.length} ${reason}${shown}`);
-    }
-    for (const n of f.notes) out.push(`  - note: ${n}`);
+  const out: string[] = [`PSAP import: ${args.built.manifest.data_version}`];
+  for (const f of args.files) fileLines(out, f);
+  classificationLines(out, args.summary);
+  placesLines(out, args.summary);
+  indexLines(out, args);
+  // Ids, names, comments, paths and labels come from the inputs: escaped, so none can drive the terminal.
+  return printableLines(out.join("\n"));
+}
+
+/** One file: rows read, kept and dropped, each reason with the lines it dropped where they help. */
+function fileLines(out: string[], f: FileReport): void {
+  out.push(`\n${f.path} (${f.kind}): ${f.rowsRead} rows read, ${f.kept} kept, ${f.dropped.length} dropped`);
+  const unit =
+    f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" || f.kind === "towns"
+      ? "items"
+      : "lines";
+  for (const [reason, lines] of groupIssues(f)) {
+    const shown = /^(bad|duplicate|no PSAP with id|no municipality|several municipalities)/.test(reason)
+      ? `: ${lineList(lines, unit)}`
+      : "";
+    out.push(`  - ${lines.length} ${reason}${shown}`);
   }
+  for (const n of f.notes) out.push(`  - note: ${n}`);
+}
+
+/** The PSAPs: types, jurisdictions, the rule or override that decided each, secondaries' links. */
+function classificationLines(out: string[], s: MergeSummary): void {
   out.push(
     `\nPSAPs: ${s.psaps} (${s.primaries} primary, ${s.secondaries} secondary), ${s.unplaced.length} left out`,
   );
@@ -77,6 +87,10 @@ export function formatReport(args: {
     `Secondaries linked to their primary: ${s.handledBy.linked} (${s.handledBy.named} comments name one, ${s.handledBy.dropped.length} links dropped)`,
   );
   listed(out, s.handledBy.dropped, (d) => `${d.id}: ${d.reason}`);
+}
+
+/** Places, towns and links: who answers where, where each PSAP was put, the counties matched. */
+function placesLines(out: string[], s: MergeSummary): void {
   out.push(
     `Places and towns: ${s.places.read} read; ${s.places.incorporated} incorporated places, ${s.places.towns} towns and townships, ${s.places.communities} census-designated, inactive or reservation`,
   );
@@ -110,6 +124,14 @@ export function formatReport(args: {
   const pct = s.psaps > 0 ? ((100 * s.withPhone) / s.psaps).toFixed(1) : "0.0";
   out.push(`Phone numbers: ${s.withPhone} of ${s.psaps} (${pct} %)`);
   out.push(`Boundary polygons: ${s.boundaries}`);
+}
+
+/** The index built, and what was written where. */
+function indexLines(
+  out: string[],
+  args: { built: BuiltIndex; target: string; publish: PublishResult | null; elapsedMs: number },
+): void {
+  const { built, publish } = args;
   const st = built.stats;
   const leaves = Object.entries(st.leavesByResolution)
     .map(([r, n]) => `res ${r}: ${n}`)
@@ -128,6 +150,4 @@ export function formatReport(args: {
     out.push(`Dry run: nothing written (${st.entries + built.catalogue.size + 1} keys would be written)`);
   }
   out.push(`Time: ${(args.elapsedMs / 1000).toFixed(1)} s`);
-  // Ids, names, comments, paths and labels come from the inputs: escaped, so none can drive the terminal.
-  return printableLines(out.join("\n"));
 }

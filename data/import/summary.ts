@@ -56,7 +56,7 @@ export interface MergeSummary {
 
 const JURISDICTIONS: readonly PsapJurisdiction[] = ["municipal", "county", "regional", "state", "special"];
 
-export function summarize(args: {
+export interface SummaryInputs {
   psaps: readonly IndexedPsap[];
   classes: Classified;
   overrides: ReadonlyMap<string, OverrideRow>;
@@ -69,17 +69,16 @@ export function summarize(args: {
   answering: Answering;
   members: { byPsap: ReadonlyMap<string, unknown>; byPlace: ReadonlyMap<string, unknown> };
   countiesTotal: number;
-}): MergeSummary {
-  const { psaps, classes, places, answering } = args;
+}
+
+export function summarize(args: SummaryInputs): MergeSummary {
+  const { psaps, classes } = args;
   const links = classes.links;
   const jurisdictions = Object.fromEntries(JURISDICTIONS.map((j) => [j, 0])) as Record<
     PsapJurisdiction,
     number
   >;
   for (const p of psaps) jurisdictions[p.jurisdiction]++;
-  const areasOf = (kind: AreaInput["kind"]) =>
-    answering.areas.filter((a) => a.kind === kind && a.psapIds.length > 0);
-  const municipal = psaps.filter((p) => p.jurisdiction === "municipal");
   const byId = new Map(psaps.map((p) => [p.id, p]));
   return {
     psaps: psaps.length,
@@ -108,6 +107,22 @@ export function summarize(args: {
     countyMatched: psaps.filter((p) => (links.get(p.id)?.counties.length ?? 0) > 0).length,
     countyFromName: psaps.filter((p) => links.get(p.id)?.countyFromName).length,
     unmatchedCounties: [...classes.unmatched.values()].sort((a, b) => b.psaps - a.psaps),
+    ...placesSummary(args),
+    withPhone: psaps.filter((p) => p.phone !== null).length,
+    boundaries: args.answering.areas.filter((a) => a.kind === "boundary").length,
+  };
+}
+
+/** The places and towns read, the municipal links, who answers where and the member lists. */
+function placesSummary(
+  args: SummaryInputs,
+): Pick<MergeSummary, "places" | "municipal" | "answered" | "memberTowns"> {
+  const { places, answering } = args;
+  const links = args.classes.links;
+  const municipal = args.psaps.filter((p) => p.jurisdiction === "municipal");
+  const areasOf = (kind: AreaInput["kind"]) =>
+    answering.areas.filter((a) => a.kind === kind && a.psapIds.length > 0);
+  return {
     places: {
       read: args.placesRead,
       incorporated: places.places.filter((p) => p.kind === "city").length,
@@ -140,7 +155,5 @@ export function summarize(args: {
       municipalities: args.members.byPlace.size,
       listed: [...args.members.byPlace.keys()].sort(),
     },
-    withPhone: psaps.filter((p) => p.phone !== null).length,
-    boundaries: answering.areas.filter((a) => a.kind === "boundary").length,
   };
 }

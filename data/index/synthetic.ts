@@ -1,5 +1,5 @@
 // Deterministic synthetic PSAP data sets for the index's property tests: every jurisdiction, secondaries
-// with and without their primary, overlapping cities, counties, communities and operator boundaries.
+// with and without their primary, overlapping cities, towns, counties, communities and operator boundaries.
 import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
 import type { AreaInput, IndexedPsap, PsapDataset, Ring } from "./dataset.ts";
 
@@ -24,15 +24,22 @@ export interface SyntheticOptions {
   secondaryShare?: number;
   /** Square counties of this many degrees tiling the box (0: none). */
   countyGridDeg?: number;
-  /** Cities, communities and operator boundaries: irregular polygons scattered in the box. */
+  /** Cities, towns, communities and operator boundaries: irregular polygons scattered in the box. */
   cities?: number;
+  towns?: number;
   communities?: number;
   boundaries?: number;
   /** Share of PSAPs placed exactly on another PSAP (ties decided by id). */
   twinShare?: number;
 }
 
-const JURISDICTIONS: readonly PsapJurisdiction[] = ["municipal", "county", "regional", "state", "special"];
+const PSAP_JURISDICTIONS: readonly PsapJurisdiction[] = [
+  "municipal",
+  "county",
+  "regional",
+  "state",
+  "special",
+];
 
 /** An irregular star-shaped polygon around a centre (radius in degrees). */
 function blob(rnd: () => number, lon: number, lat: number, radius: number): Ring {
@@ -47,15 +54,16 @@ function blob(rnd: () => number, lon: number, lat: number, radius: number): Ring
   return ring;
 }
 
-export function syntheticDataset(options: SyntheticOptions): PsapDataset {
-  const rnd = seededRandom(options.seed ?? 1);
-  const box = options.box ?? { minLat: 25, maxLat: 49, minLon: -124.5, maxLon: -67 };
+type Random = () => number;
+
+/** The PSAPs: random points in the box (some exactly on another), every jurisdiction, some secondaries. */
+function syntheticPsaps(
+  options: SyntheticOptions,
+  rnd: Random,
+  point: () => [number, number],
+): IndexedPsap[] {
   const share = options.secondaryShare ?? 0.15;
   const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
-  const point = (): [number, number] => [
-    box.minLon + rnd() * (box.maxLon - box.minLon),
-    box.minLat + rnd() * (box.maxLat - box.minLat),
-  ];
   const psaps: IndexedPsap[] = [];
   for (let i = 0; i < options.count; i++) {
     const twin = psaps.length > 0 && rnd() < (options.twinShare ?? 0) ? pick(psaps) : null;
@@ -69,7 +77,7 @@ export function syntheticDataset(options: SyntheticOptions): PsapDataset {
       city: null,
       phone: null,
       phone_kind: null,
-      jurisdiction: pick(JURISDICTIONS),
+      jurisdiction: pick(PSAP_JURISDICTIONS),
       handled_by: null,
       latitude,
       longitude,
@@ -81,54 +89,75 @@ export function syntheticDataset(options: SyntheticOptions): PsapDataset {
     // Most secondaries name a primary: usually a nearby one, sometimes one far away.
     if (p.type === "secondary" && primaries.length > 0 && rnd() < 0.7) p.handled_by = pick(primaries).id;
   }
-  const nearby = (lon: number, lat: number, radius: number): IndexedPsap[] =>
-    psaps.filter((p) => Math.abs(p.longitude - lon) < radius && Math.abs(p.latitude - lat) < radius);
+  return psaps;
+}
+
+/** Square counties tiling the box, each with the PSAPs in it and, at times, one registered elsewhere. */
+function countyGrid(
+  box: NonNullable<SyntheticOptions["box"]>,
+  grid: number,
+  psaps: readonly IndexedPsap[],
+  rnd: Random,
+): AreaInput[] {
   const areas: AreaInput[] = [];
-  const grid = options.countyGridDeg ?? 0;
-  if (grid > 0) {
-    for (let lat0 = box.minLat; lat0 < box.maxLat; lat0 += grid) {
-      for (let lon0 = box.minLon; lon0 < box.maxLon; lon0 += grid) {
-        const inside = psaps.filter(
-          (p) =>
-            p.latitude >= lat0 &&
-            p.latitude < lat0 + grid &&
-            p.longitude >= lon0 &&
-            p.longitude < lon0 + grid,
-        );
-        const ids = inside.map((p) => p.id);
-        if (rnd() < 0.3 && psaps.length > 0) ids.push(pick(psaps).id); // an answering centre registered elsewhere
-        const ring: Ring = [
-          [lon0, lat0],
-          [lon0 + grid, lat0],
-          [lon0 + grid, lat0 + grid],
-          [lon0, lat0 + grid],
-          [lon0, lat0],
-        ];
-        areas.push({
-          kind: "county",
-          id: `c${areas.length}`,
-          name: `County ${areas.length}`,
-          state: "ZZ",
-          rings: [ring],
-          psapIds: ids,
-        });
-      }
+  for (let lat0 = box.minLat; lat0 < box.maxLat; lat0 += grid) {
+    for (let lon0 = box.minLon; lon0 < box.maxLon; lon0 += grid) {
+      const inside = psaps.filter(
+        (p) =>
+          p.latitude >= lat0 && p.latitude < lat0 + grid && p.longitude >= lon0 && p.longitude < lon0 + grid,
+      );
+      const ids = inside.map((p) => p.id);
+      if (rnd() < 0.3 && psaps.length > 0)
+        ids.push((psaps[Math.floor(rnd() * psaps.length)] as IndexedPsap).id);
+      const ring: Ring = [
+        [lon0, lat0],
+        [lon0 + grid, lat0],
+        [lon0 + grid, lat0 + grid],
+        [lon0, lat0 + grid],
+        [lon0, lat0],
+      ];
+      areas.push({
+        kind: "county",
+        id: `c${areas.length}`,
+        name: `County ${areas.length}`,
+        state: "ZZ",
+        rings: [ring],
+        psapIds: ids,
+      });
     }
   }
-  const scatter = (kind: "city" | "community" | "boundary", count: number) => {
+  return areas;
+}
+
+export function syntheticDataset(options: SyntheticOptions): PsapDataset {
+  const rnd = seededRandom(options.seed ?? 1);
+  const box = options.box ?? { minLat: 25, maxLat: 49, minLon: -124.5, maxLon: -67 };
+  const point = (): [number, number] => [
+    box.minLon + rnd() * (box.maxLon - box.minLon),
+    box.minLat + rnd() * (box.maxLat - box.minLat),
+  ];
+  const psaps = syntheticPsaps(options, rnd, point);
+  const nearby = (lon: number, lat: number, radius: number): IndexedPsap[] =>
+    psaps.filter((p) => Math.abs(p.longitude - lon) < radius && Math.abs(p.latitude - lat) < radius);
+  const grid = options.countyGridDeg ?? 0;
+  const areas: AreaInput[] = grid > 0 ? countyGrid(box, grid, psaps, rnd) : [];
+  // Irregular areas of a kind, each with a few PSAPs near it (a community with none, a town's larger).
+  const scatter = (kind: "city" | "town" | "community" | "boundary", count: number, size: number) => {
     for (let k = 0; k < count; k++) {
       const [lon, lat] = point();
-      const radius = 0.02 + rnd() * 0.3;
+      const radius = (0.02 + rnd() * 0.3) * size;
       const rings = [blob(rnd, lon, lat, radius)];
       if (rnd() < 0.2) rings.push(blob(rnd, lon + radius * 1.5, lat, radius / 2)); // a second island
       const near = nearby(lon, lat, radius * 3);
       const ids = kind === "community" ? [] : near.slice(0, 1 + Math.floor(rnd() * 3)).map((p) => p.id);
-      if (kind !== "community" && ids.length === 0 && psaps.length > 0) ids.push(pick(psaps).id);
+      if (kind !== "community" && ids.length === 0 && psaps.length > 0)
+        ids.push((psaps[Math.floor(rnd() * psaps.length)] as IndexedPsap).id);
       areas.push({ kind, id: `${kind}${k}`, name: `${kind} ${k}`, state: "ZZ", rings, psapIds: ids });
     }
   };
-  scatter("city", options.cities ?? 0);
-  scatter("community", options.communities ?? 0);
-  scatter("boundary", options.boundaries ?? 0);
+  scatter("city", options.cities ?? 0, 1);
+  scatter("community", options.communities ?? 0, 1);
+  scatter("boundary", options.boundaries ?? 0, 1);
+  scatter("town", options.towns ?? 0, 2);
   return { dataVersion: `synthetic-${options.count}-${options.seed ?? 1}`, psaps, areas };
 }

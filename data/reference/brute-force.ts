@@ -69,19 +69,8 @@ function compareKeys(a: Key, b: Key): number {
   return 0;
 }
 
-/** Scans every PSAP and every area: what `lookupPsaps` must return, record for record. */
-export function bruteForceLookup(
-  reference: Reference,
-  query: { latitude: number; longitude: number; accuracy?: number | null },
-  options: { limit?: number; maxToleranceKm?: number } = {},
-): ReferenceResult {
-  const { latitude: lat, longitude: lon } = query;
-  const limit = options.limit ?? PSAP_LIMITS.maxResults;
-  const t = toleranceKm(
-    query.accuracy,
-    PSAP_LIMITS.minBorderToleranceM,
-    options.maxToleranceKm ?? PSAP_LIMITS.maxBorderToleranceKm,
-  );
+/** The areas that reach the fix, and what names the fix's place, county and near county. */
+function scanAreas(reference: Reference, lat: number, lon: number, t: number) {
   let place: ReferenceResult["place"] = null;
   let county: ReferenceResult["county"] = null;
   const near: { name: string; state: string | null }[] = [];
@@ -98,6 +87,12 @@ export function bruteForceLookup(
       place = { name: area.name, kind: area.kind as "city" | "town" | "community", state: area.state };
     }
   }
+  const nearCounty = county === null && near.length === 1 ? (near[0] ?? null) : null;
+  return { place, county, nearCounty, reached };
+}
+
+/** Each reached PSAP's part (0 statewide, then containment and group) and the match it was reached by. */
+function partsOf(reference: Reference, reached: readonly { area: ReferenceArea; level: number }[]) {
   // The city group is the smallest municipality's: a town's centres do not answer there when a city with
   // centres of its own contains the fix (a community never hides its town).
   const smaller = reached.some(
@@ -116,7 +111,15 @@ export function bruteForceLookup(
     matchOf.set(m, MATCH[(pt - 1) % 3] as PsapMatch);
     if (pt <= 3 && (reference.psaps[m] as IndexedPsap).jurisdiction === "state") part.set(m, 0);
   }
-  const km = reference.psaps.map((p) => haversineKm(lat, lon, p.latitude, p.longitude));
+  return { part, matchOf };
+}
+
+/** One composite sort key per PSAP within reach: SPEC section 4's order, written out. */
+function sortKeys(
+  reference: Reference,
+  km: readonly number[],
+  { part, matchOf }: ReturnType<typeof partsOf>,
+): { i: number; key: Key; match: PsapMatch }[] {
   const reachable = (i: number) => (km[i] as number) <= PSAP_LIMITS.maxDistanceKm;
   // Which primaries sit in each part (after the distance cut): a secondary follows its own primary only there.
   const primariesInPart = new Map<number, Set<string>>();
@@ -157,9 +160,27 @@ export function bruteForceLookup(
     }
     keyed.push({ i, key: [pt, 1, j, d, p.id], match });
   });
+  return keyed;
+}
+
+/** Scans every PSAP and every area: what `lookupPsaps` must return, record for record. */
+export function bruteForceLookup(
+  reference: Reference,
+  query: { latitude: number; longitude: number; accuracy?: number | null },
+  options: { limit?: number; maxToleranceKm?: number } = {},
+): ReferenceResult {
+  const { latitude: lat, longitude: lon } = query;
+  const limit = options.limit ?? PSAP_LIMITS.maxResults;
+  const t = toleranceKm(
+    query.accuracy,
+    PSAP_LIMITS.minBorderToleranceM,
+    options.maxToleranceKm ?? PSAP_LIMITS.maxBorderToleranceKm,
+  );
+  const { place, county, nearCounty, reached } = scanAreas(reference, lat, lon, t);
   // SPEC: a fix abroad gets no US PSAP, unless the US is within its accuracy (the same country data as the lookup).
-  const nearCounty = county === null && near.length === 1 ? (near[0] ?? null) : null;
   if (!county && !place && isOutsideUs(lat, lon, t, false)) return { psaps: [], place, county, nearCounty };
+  const km = reference.psaps.map((p) => haversineKm(lat, lon, p.latitude, p.longitude));
+  const keyed = sortKeys(reference, km, partsOf(reference, reached));
   keyed.sort((a, b) => compareKeys(a.key, b.key));
   const psaps = keyed.slice(0, Math.max(0, limit)).map(({ i, match }) => {
     const p = reference.psaps[i] as IndexedPsap;

@@ -150,13 +150,14 @@ describe("lookup equals a brute-force scan", () => {
     );
   });
 
-  it("on synthetic US-wide data with counties, cities, communities and boundaries", async () => {
+  it("on synthetic US-wide data with counties, cities, towns, communities and boundaries", async () => {
     const { syntheticDataset } = await import("../../data/index/synthetic.ts");
     const dataset = syntheticDataset({
       count: 1_500,
       seed: 5,
       countyGridDeg: 1.5,
       cities: 120,
+      towns: 40,
       communities: 60,
       boundaries: 25,
       twinShare: 0.05,
