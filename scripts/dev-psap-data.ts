@@ -5,6 +5,7 @@
 // resolution, a newer registry) is kept by `npm run dev`; --demo replaces it. The import CLI does the work.
 import { join } from "node:path";
 import { bundlePaths } from "../data/bundle/build.ts";
+import { IMPORT_NODE_FLAGS } from "../data/import/cli.ts";
 import { WranglerKvTarget } from "../data/import/kv.ts";
 import { readCurrentManifest } from "../data/import/publish.ts";
 import { log, ROOT, runNode, warn } from "./dev-run.ts";
@@ -40,6 +41,7 @@ export async function loadPsapData(
   const cli = join(ROOT, "data/import/cli.ts");
   const inputs = demo ? ["--demo"] : bundlePaths();
   const { code, output } = await runNode([
+    ...IMPORT_NODE_FLAGS,
     cli,
     ...inputs,
     ...(persistTo === undefined ? [] : ["--persist-to", persistTo]),

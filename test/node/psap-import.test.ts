@@ -1,10 +1,10 @@
 // The import pipeline: bad rows (with line numbers), duplicates, empty and unreadable files,
 // operator overrides, boundary polygons, and the atomic switch of the KV index.
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCli } from "../../data/import/cli.ts";
+import { IMPORT_NODE_FLAGS, runCli } from "../../data/import/cli.ts";
 import { ImportError } from "../../data/import/errors.ts";
 import { MemoryKvTarget } from "../../data/import/kv.ts";
 import { prepareImport } from "../../data/import/pipeline.ts";
@@ -565,5 +565,14 @@ describe("demo data set", () => {
       expect(p.name).toMatch(/Demo/);
       expect(p.phone).toMatch(/^\+1[2-9]\d{2}55501\d{2}$/);
     }
+  });
+});
+
+describe("npm run psap:import", () => {
+  it("runs with the import's Node flags, the same the dev script passes", () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, "../../package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    expect(pkg.scripts["psap:import"]).toBe(`node ${IMPORT_NODE_FLAGS.join(" ")} data/import/cli.ts`);
   });
 });
