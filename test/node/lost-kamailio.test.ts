@@ -47,7 +47,8 @@ const CALLS: EmergencyCall[] = [
   { fix: CIRCLE, carriage: "rfc6442" },
 ];
 
-const ROUTABLE = findServiceResponse({ displayName: DISPLAY_NAME, uris: [SIP_URI, TEL_URI] });
+/** SPEC's tel: URI first, its SIP form after: Kamailio takes the first sips:, else the first sip:, wherever. */
+const ROUTABLE = findServiceResponse({ displayName: DISPLAY_NAME, uris: [TEL_URI, SIP_URI] });
 const TEL_ONLY = findServiceResponse({ displayName: DISPLAY_NAME, uris: [TEL_URI] });
 const NOT_FOUND = errorsResponse("notFound", "No PSAP serves this location");
 
