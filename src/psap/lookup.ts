@@ -23,6 +23,8 @@ export interface PsapLookupResult {
   area: PsapArea;
   emergency: EmergencyNumbers;
   data_version: string;
+  /** When the index of this data version was built (ISO 8601): LoST's `lastUpdated`. */
+  data_updated_at: string;
   reason?: PsapEmptyReason;
 }
 
@@ -172,6 +174,7 @@ function outsideCoverage(lat: number, lon: number, manifest: IndexManifest): Psa
     area,
     emergency: emergencyNumbersAt(area),
     data_version: manifest.data_version,
+    data_updated_at: manifest.created_at,
     reason: "outside_coverage",
   };
 }
@@ -232,6 +235,7 @@ export async function lookupPsaps(
     area,
     emergency: emergencyNumbersAt(area),
     data_version: manifest.data_version,
+    data_updated_at: manifest.created_at,
   };
   if (ranked.psaps.length === 0) result.reason = "outside_coverage";
   return result;
