@@ -1,17 +1,17 @@
 // Ties each polygon of a NENA PsapPolygon layer (read-nena.ts) to the PSAP it bounds, never by a guess:
 // by an explicit id column (PSAP_ID, FCC_PSAP_ID), or by an NGUID that already names a PSAP of the
 // import (an operator's project row); else by its display name against the registry's names in its
-// state (normalised as names.ts does; the state from the v2 State field, else from the county holding
-// the polygon's interior point or most of its border). A name that no registry PSAP of the state has,
-// or that several have, ties it to no registry PSAP: the polygon becomes a PSAP of its own, its NGUID
-// as id, placed inside it (one PSAP per Agency_ID of a state, where the layer gives several polygons of
-// one agency). Every feature's tie is in its file's report (`boundaryMatches`), with why.
+// state (normalised as names.ts does; the state from the v2 State field, else from the counties its
+// area lies in: polygon-county.ts). A name that no registry PSAP of the state has, or that several
+// have, ties it to no registry PSAP: the polygon becomes a PSAP of its own, its NGUID as id, placed
+// inside it (one PSAP per Agency_ID of a state, where the layer gives several polygons of one agency).
+// Every feature's tie is in its file's report (`boundaryMatches`), with why.
 import type { NenaServiceArea } from "../../src/psap/format.ts";
-import { areaLevel, INSIDE } from "../../src/psap/geometry.ts";
 import type { County } from "./counties.ts";
 import { type Draft, dropUnknown } from "./drafts.ts";
 import type { BoundaryFeature, BoundaryMatch, FileReport, NenaFeature } from "./model.ts";
 import { normalizeName } from "./names.ts";
+import { type PolygonPlace, placePolygon } from "./polygon-county.ts";
 
 export interface NenaLayer {
   features: readonly NenaFeature[];
@@ -24,11 +24,6 @@ export interface MatchedLayers {
   /** PSAP id -> what the layers say of it, for the admin catalogue. */
   records: Map<string, NenaServiceArea[]>;
 }
-
-/** Vertices of a polygon sampled to find its county when its interior point lies in no county. */
-const VERTEX_SAMPLE = 64;
-/** The share of those vertices one state must hold for the polygon to be read as in that state. */
-const STATE_SHARE = 0.75;
 
 type Tie = { reason: string } | { psapId: string; by: BoundaryMatch["by"]; why: string; state: string };
 
@@ -50,9 +45,7 @@ export function matchNenaLayers(
   for (const { features, report } of layers) {
     const rows: BoundaryFeature[] = [];
     for (const f of features) {
-      const county = countyOf(counties, f);
-      const state = f.state ?? county?.state ?? null;
-      const tie = tieFeature(f, state, county, drafts, byName, own);
+      const tie = tieFeature(f, placePolygon(counties, f, f.state), drafts, byName, own);
       if ("reason" in tie) {
         dropUnknown(report, f.line, tie.reason);
         continue;
@@ -88,8 +81,7 @@ export function matchNenaLayers(
 
 function tieFeature(
   f: NenaFeature,
-  state: string | null,
-  county: County | null,
+  place: PolygonPlace,
   drafts: ReadonlyMap<string, Draft>,
   byName: ReadonlyMap<string, readonly string[]>,
   own: OwnPsaps,
@@ -108,8 +100,8 @@ function tieFeature(
       state: sameNguid.state,
     };
   }
-  if (state === null)
-    return { reason: "no state: no State field, and the polygon lies in no county or in several states" };
+  if ("problem" in place) return { reason: `no state: no State field, and ${place.problem}` };
+  const { state, county } = place;
   const ids = byName.get(nameKey(state, f.displayName)) ?? [];
   if (ids.length === 1) {
     return { psapId: ids[0] as string, by: "name", why: `its name, in ${state}`, state };
@@ -168,39 +160,4 @@ class OwnPsaps {
 
 function nameKey(state: string, name: string): string {
   return `${state}:${normalizeName(name)}`;
-}
-
-/**
- * The county holding the polygon's interior point. A coastal polygon drawn out to sea (a town or a
- * PSAP to its state's waters) can have its interior point offshore, where the 1:10M counties hold
- * nothing: then the county holding most of a sample of its vertices, provided its state holds at
- * least STATE_SHARE of the sampled vertices that lie in any county.
- */
-export function countyOf(
-  counties: readonly County[],
-  f: Pick<NenaFeature, "interior" | "rings">,
-): County | null {
-  const [lon, lat] = f.interior;
-  const inside = countyAt(counties, lon, lat);
-  if (inside) return inside;
-  const all = f.rings.flat();
-  const step = Math.max(1, Math.floor(all.length / VERTEX_SAMPLE));
-  const hits = new Map<County, number>();
-  let total = 0;
-  for (let i = 0; i < all.length; i += step) {
-    const [x, y] = all[i] as readonly [number, number];
-    const c = countyAt(counties, x, y);
-    if (!c) continue;
-    hits.set(c, (hits.get(c) ?? 0) + 1);
-    total++;
-  }
-  const byState = new Map<string, number>();
-  for (const [c, n] of hits) byState.set(c.state, (byState.get(c.state) ?? 0) + n);
-  const [best] = [...hits].sort((a, b) => b[1] - a[1]);
-  if (!best || (byState.get(best[0].state) ?? 0) < STATE_SHARE * total) return null;
-  return best[0];
-}
-
-function countyAt(counties: readonly County[], lon: number, lat: number): County | null {
-  return counties.find((c) => areaLevel(c.geometry, lat, lon, 1e-9) === INSIDE) ?? null;
 }
