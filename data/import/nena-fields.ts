@@ -72,6 +72,9 @@ export function hasNenaFields(properties: Record<string, unknown> | null | undef
 /** A date field: absent (null), a date, or unreadable ("bad"). */
 export type NenaDate = Date | null | "bad";
 
+/** 1973-03-03: no NENA layer holds an earlier date, and epoch seconds of any date since 1970 stay below it. */
+const MIN_EPOCH_MS = 1e11;
+
 const ISO_DATE =
   /^(\d{4})-?(\d{2})-?(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}:?\d{2})?)?$/i;
 const SLASHED_DATE = /^(\d{4})\/(\d{2})\/(\d{2})$/;
@@ -79,7 +82,7 @@ const SLASHED_DATE = /^(\d{4})\/(\d{2})\/(\d{2})$/;
 /**
  * Reads a DateUpdate/Effective/Expire value. Text is ISO 8601 (`2026-01-31`, `2026-01-31T08:00:00Z`,
  * `2026-01-31 08:00:00`, `20260131` as a DBF stores a date, `2026/01/31`); a time without a zone and a
- * date alone are UTC. A number is epoch milliseconds. A Date (shpjs builds one from a DBF date field, at
+ * date alone are UTC. A number is epoch milliseconds (from 1973 on). A Date (shpjs builds one from a DBF date field, at
  * local midnight) is its calendar day, UTC. An empty DBF date reads as absent.
  */
 export function readNenaDate(value: unknown): NenaDate {
@@ -88,7 +91,10 @@ export function readNenaDate(value: unknown): NenaDate {
     if (Number.isNaN(value.getTime())) return null;
     return new Date(Date.UTC(value.getFullYear(), value.getMonth(), value.getDate()));
   }
-  if (typeof value === "number") return Number.isFinite(value) ? new Date(value) : "bad";
+  // Epoch milliseconds, as ArcGIS writes dates in GeoJSON; a smaller number (a Julian day, epoch seconds)
+  // would read as 1970 and make a polygon look expired: refused rather than misread.
+  if (typeof value === "number")
+    return Number.isFinite(value) && value >= MIN_EPOCH_MS ? new Date(value) : "bad";
   if (typeof value !== "string") return "bad";
   const text = value.trim();
   if (text === "") return null;

@@ -334,6 +334,31 @@ describe("GeoPackage inputs refused", () => {
     );
   });
 
+  it("reads a geometry it cannot decode as a bad feature, and never runs a view", async () => {
+    const path = writeLayer("broken.gpkg");
+    const db = new DatabaseSync(path);
+    // Item 4's WKB cut short: its ring promises more points than the blob holds.
+    const blob = (
+      db.prepare("SELECT Shape FROM PsapPolygon WHERE OBJECTID = 4").get() as { Shape: Uint8Array }
+    ).Shape;
+    db.prepare("UPDATE PsapPolygon SET Shape = ? WHERE OBJECTID = 4").run(blob.subarray(0, blob.length - 20));
+    db.close();
+    const p = await prepareImport([file("registry.csv", REGISTRY), path], { now: NOW });
+    expect(layerReport(p).dropped.find((d) => d.line === 4)?.reason).toMatch(/^bad feature: unreadable WKB/);
+    expect(layerReport(p).kept).toBe(6);
+
+    // A layer that is a view (its SQL would run as it is read, and could loop forever) is not read.
+    const viewed = writeLayer("view.gpkg", { table: "Stored" });
+    const v = new DatabaseSync(viewed);
+    v.exec(`CREATE VIEW PsapPolygon AS WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT * FROM Stored, n;
+      UPDATE gpkg_contents SET table_name = 'PsapPolygon', identifier = 'PsapPolygon';
+      UPDATE gpkg_geometry_columns SET table_name = 'PsapPolygon'`);
+    v.close();
+    await expect(prepareImport([viewed], { now: NOW })).rejects.toThrow(
+      /view\.gpkg: no PsapPolygon layer \(feature layers: none\)/,
+    );
+  });
+
   it("holds a GeoPackage to the per-file bound, and refuses one compressed", async () => {
     const path = writeLayer();
     const limits = { ...DEFAULT_READ_LIMITS, maxFileBytes: 4096 };
@@ -492,7 +517,17 @@ describe("NENA dates", () => {
     expect(readNenaDate(new Date(Number.NaN))).toBeNull();
     expect(readNenaDate("  ")).toBeNull();
     expect(readNenaDate(null)).toBeNull();
-    for (const bad of ["2026-02-30", "2026-13-01", "31/01/2026", "soon", Number.NaN, true]) {
+    // A Julian day and epoch seconds are numbers too: refused, not read as days of 1970.
+    for (const bad of [
+      "2026-02-30",
+      "2026-13-01",
+      "31/01/2026",
+      "soon",
+      Number.NaN,
+      true,
+      2461072.5,
+      1769817600,
+    ]) {
       expect(readNenaDate(bad)).toBe("bad");
     }
   });
