@@ -94,7 +94,7 @@ function boundaryAreas(ctx: Context): { areas: AreaInput[]; withBoundary: Set<st
       areas.push({
         kind: "boundary",
         id: b.areaId,
-        name: b.areaId,
+        name: b.name ?? b.areaId,
         state: psap.state,
         rings: b.rings,
         psapIds: [b.psapId],

@@ -28,7 +28,8 @@ const USAGE = `Usage: npm run psap:import -- <file>... [options]
   <file>            FCC registry CSV, its 2017 JSON export, Census places (.geojson.gz, .geojson or a
                     tl_YYYY_SS_place.zip shapefile), town boundaries (.geojson.gz, or a Census
                     tl_YYYY_SS_cousub.zip / cb_YYYY_SS_cousub_500k.zip), project CSV, override CSV,
-                    member-towns CSV, GeoJSON boundaries (any mix)
+                    member-towns CSV, GeoJSON boundaries, NENA PsapPolygon layers (GeoJSON,
+                    shapefile ZIP or GeoPackage .gpkg) (any mix)
   --demo            import the demo data set (data/demo/demo-psaps.csv), data_version "demo"
   --no-shipped-overrides  leave out the operator files the project ships (data/overrides/), which
                     every import of real data includes otherwise

@@ -13,6 +13,11 @@ export interface Draft {
   comments: string;
   /** The operator's building coordinates and their precision, when a project row gives them. */
   operator: ProjectRow | null;
+  /**
+   * A point inside the service-area polygon a NENA layer gives it (nena-match.ts): where a PSAP that only
+   * the layer names is placed (`layerOnly`), and where a registry PSAP with no other location is.
+   */
+  serviceArea?: { latitude: number; longitude: number; layerOnly: boolean };
 }
 
 export interface Drafts {

@@ -1,13 +1,20 @@
 // Where a PSAP is put: the best of the operator's building coordinates, the Census internal point of
 // the place it is registered in, the registry's 2017 city geocode, and its county's centroid. A
 // geocode far outside the PSAP's own county, or inside another place than its city, is not trusted.
+// A PSAP known only from a NENA service-area polygon is put inside it; so is a registry PSAP with a
+// polygon and no other location.
 import type { LocationPrecision } from "../../sdk/src/protocol.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
 import type { County } from "./counties.ts";
 import { nearCounties } from "./link.ts";
 import type { IndexedPlace, PlaceIndex } from "./places.ts";
 
-export type PlacementMethod = "operator building" | "municipality" | "registry geocode" | "county centroid";
+export type PlacementMethod =
+  | "operator building"
+  | "service area"
+  | "municipality"
+  | "registry geocode"
+  | "county centroid";
 
 export interface Placement {
   latitude: number;
@@ -28,6 +35,11 @@ export interface PlacementInput {
   registeredPlace: IndexedPlace | null;
   geocode: { latitude: number; longitude: number } | null;
   counties: readonly County[];
+  /**
+   * A point inside its NENA service-area polygon; `layerOnly` when the layer alone names the PSAP (its
+   * one location), else used only where nothing else places it.
+   */
+  serviceArea?: { latitude: number; longitude: number; layerOnly: boolean } | null;
   /**
    * The name names the county ("NYPD - Bronx") and the PSAP's place lies mostly in another: it is that
    * county's site of a place spanning several, so it is put in its own county, not at the place's
@@ -67,6 +79,15 @@ export function placePsap(input: PlacementInput, places: PlaceIndex): Placement 
   if (input.operator) {
     return withDoubt({ ...input.operator, precision: input.operator.precision, method: "operator building" });
   }
+  const area = input.serviceArea;
+  // A point of the area it serves, not its building: "county", the precision that claims least.
+  const inServiceArea = (a: { latitude: number; longitude: number }): Placement => ({
+    latitude: a.latitude,
+    longitude: a.longitude,
+    precision: "county",
+    method: "service area",
+  });
+  if (area?.layerOnly) return inServiceArea(area);
   const place = input.place;
   // Within 5 km of its county as a rule; inside it for a site named for one county of a larger place.
   const slackKm = input.countyNamed ? 1 : undefined;
@@ -99,6 +120,7 @@ export function placePsap(input: PlacementInput, places: PlaceIndex): Placement 
       method: "county centroid",
     });
   }
+  if (area) return withDoubt(inServiceArea(area));
   // Nothing better: an untrusted geocode still beats leaving the PSAP out.
   if (g)
     return { latitude: g.latitude, longitude: g.longitude, precision: "city", method: "registry geocode" };

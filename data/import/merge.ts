@@ -19,6 +19,7 @@ import type {
   ProjectRow,
 } from "./model.ts";
 import { combineMunicipalities, type TownInput } from "./municipalities.ts";
+import { matchNenaLayers, type NenaLayer } from "./nena-match.ts";
 import { placeAll } from "./placement.ts";
 import { PlaceIndex } from "./places.ts";
 import { type MergeSummary, summarize } from "./summary.ts";
@@ -30,6 +31,8 @@ export interface MergeInputs {
   geocodes: { rows: FccGeocode[]; report: FileReport }[];
   project: ProjectRow[];
   boundaries: { rows: BoundaryFeature[]; report: FileReport }[];
+  /** NENA PsapPolygon layers, read (read-nena.ts) but not yet tied to PSAPs. */
+  nena?: NenaLayer[];
   places: Place[];
   towns?: TownInput[];
   overrides: { rows: OverrideRow[]; report: FileReport }[];
@@ -40,6 +43,8 @@ export interface MergeInputs {
 
 export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary: MergeSummary } {
   const drafts = collectDrafts(input);
+  // Before any rule: a polygon that matches no registry PSAP makes one, classified and linked like the rest.
+  const nena = matchNenaLayers(input.nena ?? [], drafts.drafts, input.counties);
   const municipalities = combineMunicipalities(input.places, input.towns ?? []);
   const places = new PlaceIndex(municipalities.places, municipalities.aliases);
   const classes = classifyAndLink(drafts, new CountyMatcher(input.counties), places);
@@ -66,7 +71,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     psaps,
     classes,
     overrides: drafts.overrides,
-    boundaries: input.boundaries,
+    boundaries: [...input.boundaries, ...nena.boundaries],
     members,
     places,
     counties: input.counties,
@@ -86,7 +91,13 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     countiesTotal: input.counties.length,
   });
   return {
-    dataset: { dataVersion: input.dataVersion, psaps, areas: answering.areas, served: answering.served },
+    dataset: {
+      dataVersion: input.dataVersion,
+      psaps,
+      areas: answering.areas,
+      served: answering.served,
+      nena: nena.records,
+    },
     summary,
   };
 }

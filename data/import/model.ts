@@ -10,7 +10,8 @@ export type FileKind =
   | "census-places"
   | "towns"
   | "overrides"
-  | "member-towns";
+  | "member-towns"
+  | "nena-psap-polygons";
 
 /** One dropped or ignored row, and why. `line` is the file's line (CSV) or the item's position (JSON). */
 export interface RowIssue {
@@ -26,6 +27,60 @@ export interface FileReport {
   kept: number;
   dropped: RowIssue[];
   notes: string[];
+  /** A NENA PsapPolygon layer: how each kept feature was tied to a PSAP (nena-match.ts). */
+  boundaryMatches?: BoundaryMatch[];
+  /** A NENA PsapPolygon layer: the pairs of its polygons that overlap beyond the tolerance (layer-overlaps.ts). */
+  overlaps?: LayerOverlap[];
+}
+
+/**
+ * How a service-area polygon was tied to a PSAP: `id`, by an explicit id column (or an NGUID that is
+ * already a PSAP of the import); `name`, by its display name and state against the registry; `own`, by
+ * neither, so it is a PSAP of its own (`why` says whether no registry PSAP has the name or several do).
+ */
+export interface BoundaryMatch {
+  line: number;
+  nguid: string;
+  name: string;
+  state: string;
+  by: "id" | "name" | "own";
+  psapId: string;
+  why: string;
+}
+
+/** Two polygons of one layer whose areas overlap beyond the tolerance. */
+export interface LayerOverlap {
+  lines: [number, number];
+  nguids: [string, string];
+  names: [string, string];
+  /** Area of the overlap, km² (three decimals). */
+  areaKm2: number;
+  /** How far inside both polygons the overlap's deepest point lies, metres. */
+  depthM: number;
+}
+
+/**
+ * One feature of a NENA GIS data model `PsapPolygon` layer (NENA-STA-006, v2 or v3 field names), kept
+ * by the reader: in force at the import, for the PSAP service, with a usable polygon.
+ */
+export interface NenaFeature {
+  line: number;
+  /** `NGUID` (v2.0a, v3), or `ES_NGUID` (earlier v2). */
+  nguid: string;
+  /** `DsplayName`. */
+  displayName: string;
+  agencyId: string | null;
+  serviceUri: string | null;
+  avcardUri: string | null;
+  /** `ServiceNum`: the number the service is dialled by, where the layer gives it. */
+  serviceNumber: string | null;
+  /** A registry PSAP id from an explicit column (`PSAP_ID`, `FCC_PSAP_ID`), when the layer has one. */
+  explicitId: string | null;
+  /** The v2 `State` field (USPS code), when given. */
+  state: string | null;
+  rings: Ring[];
+  /** A point well inside the polygon, [lon, lat]. */
+  interior: [number, number];
 }
 
 export interface FccRow {
@@ -66,6 +121,8 @@ export interface BoundaryFeature {
   line: number;
   psapId: string;
   areaId: string;
+  /** The area's name where the layer gives one (NENA's `DsplayName`); else its id names it. */
+  name?: string;
   rings: Ring[];
 }
 

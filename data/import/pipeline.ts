@@ -7,12 +7,15 @@ import { ImportError } from "./errors.ts";
 import { DEFAULT_READ_LIMITS, type ReadLimits } from "./limits.ts";
 import { type MergeInputs, type MergeSummary, mergeInputs } from "./merge.ts";
 import type { FileReport, Place } from "./model.ts";
+import { isNenaPsapLayer } from "./nena-fields.ts";
 import { printable } from "./printable.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
+import { readGeoPackage } from "./read-geopackage.ts";
 import { readInput } from "./read-input.ts";
 import { isMemberTownsHeader, readMemberTowns } from "./read-member-towns.ts";
+import { readNenaLayer } from "./read-nena.ts";
 import { isOverrideCsvHeader, readOverrides } from "./read-overrides.ts";
 import {
   fromTopology,
@@ -36,6 +39,8 @@ interface Inputs extends Omit<MergeInputs, "counties" | "dataVersion"> {
   versions: string[];
   placeSources: string[];
   townSources: string[];
+  /** What "in force" means for a NENA layer's Effective and Expire dates. */
+  now: Date;
 }
 
 function registryVersion(path: string, maxDate: string): string {
@@ -49,7 +54,7 @@ function registryVersion(path: string, maxDate: string): string {
  */
 export async function prepareImport(
   paths: readonly string[],
-  options: { dataVersion?: string; limits?: ReadLimits } = {},
+  options: { dataVersion?: string; limits?: ReadLimits; now?: Date } = {},
 ): Promise<PreparedImport> {
   if (paths.length === 0) throw new ImportError("no input files given");
   const limits = options.limits ?? DEFAULT_READ_LIMITS;
@@ -58,6 +63,7 @@ export async function prepareImport(
     geocodes: [],
     project: [],
     boundaries: [],
+    nena: [],
     places: [],
     towns: [],
     overrides: [],
@@ -66,6 +72,7 @@ export async function prepareImport(
     versions: [],
     placeSources: [],
     townSources: [],
+    now: options.now ?? new Date(),
   };
   for (const path of paths) await readFile(path, limits, inputs);
   const seenPlaces = new Set<string>();
@@ -95,12 +102,21 @@ async function readFile(path: string, limits: ReadLimits, inputs: Inputs): Promi
     readCsvFile(path, input.table, inputs);
     return;
   }
+  if (input.kind === "sqlite") {
+    const layer = await readGeoPackage(path);
+    if (layer.features.length === 0)
+      throw new ImportError(
+        `${printable(path)}: GeoPackage layer ${printable(layer.table)} holds no features`,
+      );
+    addNenaLayer(path, layer.features, `GeoPackage layer ${layer.table}`, inputs);
+    return;
+  }
   let json: unknown;
   if (input.kind === "zip") {
     json = await readShapefileZip(
       path,
       input.entries,
-      (layer) => isCensusPlaces(layer) || isTownBoundaries(layer),
+      (layer) => isCensusPlaces(layer) || isTownBoundaries(layer) || isNenaPsapLayer(layer),
     );
   } else {
     try {
@@ -129,6 +145,8 @@ function readJsonFile(path: string, json: unknown, inputs: Inputs): void {
     const r = readFccJson(path, json);
     inputs.geocodes.push({ rows: r.geocodes, report: r.report });
     inputs.files.push(r.report);
+  } else if (isNenaPsapLayer(json)) {
+    addNenaLayer(path, (json as { features: unknown[] }).features, null, inputs);
   } else if (isGeoJson(json)) {
     const r = readGeoJson(path, json);
     inputs.boundaries.push({ rows: r.features, report: r.report });
@@ -136,9 +154,25 @@ function readJsonFile(path: string, json: unknown, inputs: Inputs): void {
     inputs.versions.push(basename(path));
   } else {
     throw new ImportError(
-      `${printable(path)}: JSON that is neither the registry export, Census places, town boundaries nor boundary GeoJSON`,
+      `${printable(path)}: JSON that is neither the registry export, Census places, town boundaries, a NENA PsapPolygon layer nor boundary GeoJSON`,
     );
   }
+}
+
+/** A NENA PsapPolygon layer: read now, tied to its PSAPs once every file is read (nena-match.ts). */
+function addNenaLayer(
+  path: string,
+  features: readonly unknown[],
+  source: string | null,
+  inputs: Inputs,
+): void {
+  const r = readNenaLayer(path, features as Parameters<typeof readNenaLayer>[1], {
+    now: inputs.now,
+    ...(source ? { source } : {}),
+  });
+  inputs.nena?.push({ features: r.features, report: r.report });
+  inputs.files.push(r.report);
+  inputs.versions.push(basename(path));
 }
 
 function readCsvFile(path: string, table: CsvTable, inputs: Inputs): void {

@@ -22,6 +22,7 @@ export function placeAll(
 ): Placed {
   const placement: Record<PlacementMethod, number> = {
     "operator building": 0,
+    "service area": 0,
     municipality: 0,
     "registry geocode": 0,
     "county centroid": 0,
@@ -45,6 +46,7 @@ export function placeAll(
         place: home,
         registeredPlace: l.registeredPlace,
         geocode: geocodeOf.get(d.id) ?? null,
+        serviceArea: d.serviceArea ?? null,
         counties: l.counties,
         // One county's site of a place spanning several ("NYPD -queens" of New York city).
         countyNamed:

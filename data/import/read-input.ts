@@ -1,5 +1,6 @@
 // Reads one import input within the bounds of limits.ts, whatever it is: a plain file, any gzip (`.gz`,
-// recognised by its magic number), or any ZIP archive. Nothing is inflated whole before it is bounded:
+// recognised by its magic number), any ZIP archive, or an SQLite database (a GeoPackage: only its size is
+// checked here, as it is read in place from disk). Nothing is inflated whole before it is bounded:
 // a gzip is inflated as a stream and refused the moment it passes the per-file bound; a ZIP's entries
 // are inspected in its central directory (their declared sizes against the per-entry and per-archive
 // bounds) before any is inflated, and each is counted again as it inflates (a header may lie). CSV is
@@ -21,10 +22,14 @@ export type InputContent =
   /** CSV, parsed as it streamed in: the header and every row with its line number. */
   | { kind: "csv"; table: CsvTable }
   /** A ZIP archive: the entries `wanted` picked, inflated, by their name in the archive. */
-  | { kind: "zip"; entries: Map<string, Buffer> };
+  | { kind: "zip"; entries: Map<string, Buffer> }
+  /** An SQLite database within the per-file bound (read-geopackage.ts reads it from disk). */
+  | { kind: "sqlite" };
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+/** `SQLite format 3\0`: the first 16 bytes of every SQLite database, a GeoPackage among them. */
+const SQLITE_MAGIC = [...Buffer.from("SQLite format 3\0", "latin1")];
 
 /** Reads `path` within `limits`; `wantedEntry` picks which entries of a ZIP to inflate (by name). */
 export async function readInput(
@@ -36,11 +41,13 @@ export async function readInput(
   if (startsWith(head, ZIP_MAGIC))
     return { kind: "zip", entries: await readZipEntries(path, limits, wantedEntry) };
   const gzipped = startsWith(head, GZIP_MAGIC);
+  const sqlite = startsWith(head, SQLITE_MAGIC);
   if (!gzipped && head.size > limits.maxFileBytes) {
     throw new ImportError(
       `${where(path)}: the file is ${formatSize(head.size)}, over ${describeBound(limits, "maxFileBytes")}`,
     );
   }
+  if (sqlite) return { kind: "sqlite" };
   // pipeline() passes a read error on to the gunzip stream (pipe() would leave it waiting forever).
   const source: Readable = gzipped
     ? pipeline(createReadStream(path), createGunzip(), () => undefined)
@@ -73,8 +80,8 @@ async function readHead(path: string): Promise<Uint8Array & { size: number }> {
     if (info.size === 0) throw new ImportError(`${where(path)}: the file is empty`);
     const file = await openFile(path, "r");
     try {
-      const head = new Uint8Array(4);
-      const { bytesRead } = await file.read(head, 0, 4, 0);
+      const head = new Uint8Array(SQLITE_MAGIC.length);
+      const { bytesRead } = await file.read(head, 0, head.length, 0);
       return Object.assign(head.subarray(0, bytesRead), { size: info.size });
     } finally {
       await file.close();
@@ -101,6 +108,11 @@ async function readText(
     if (next.done) throw new ImportError(`${where(path)}: the file is empty`);
     peeked.push(next.value);
     first = firstSignificantByte(next.value, peeked.length === 1);
+  }
+  if (startsWith(peeked[0] as Buffer, SQLITE_MAGIC)) {
+    throw new ImportError(
+      `${where(path)}: a compressed SQLite database (a GeoPackage?): a GeoPackage is read in place from disk, not inflated: decompress it first`,
+    );
   }
   const all = (async function* () {
     yield* peeked;

@@ -49,7 +49,7 @@ export function isShapefilePart(name: string): boolean {
 /**
  * The shapefile layers of a ZIP's (already bounded and inflated) entries as GeoJSON, through shpjs (it
  * reads the .shp, .dbf, .cpg and .prj and projects to WGS84): one layer as a FeatureCollection; of several,
- * the first that `isLayer` recognises (a Census PLACE or county-subdivision layer).
+ * the first that `isLayer` recognises (a Census PLACE or county-subdivision layer, a NENA PsapPolygon layer).
  */
 export async function readShapefileZip(
   path: string,
@@ -62,7 +62,8 @@ export async function readShapefileZip(
     const out = await Promise.all(layers.map((layer) => shp(layer)));
     if (out.length === 1) return out[0];
     const layer = out.find((fc) => isLayer(fc));
-    if (!layer) throw new Error("no Census PLACE or county-subdivision layer in the archive");
+    if (!layer)
+      throw new Error("no Census PLACE, county-subdivision or NENA PsapPolygon layer in the archive");
     return layer;
   } catch (err) {
     throw new ImportError(`${printable(path)}: not a readable shapefile ZIP (${(err as Error).message})`, {

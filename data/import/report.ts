@@ -1,7 +1,8 @@
 // The import report: every row and feature read is accounted for, every PSAP classified, linked and placed.
 import type { BuiltIndex } from "../index/build.ts";
+import { OVERLAP_DEPTH_M } from "./layer-overlaps.ts";
 import type { MergeSummary } from "./merge.ts";
-import type { FileReport } from "./model.ts";
+import type { BoundaryMatch, FileReport } from "./model.ts";
 import { printableLines } from "./printable.ts";
 import type { PublishResult } from "./publish.ts";
 
@@ -20,10 +21,10 @@ function lineList(lines: number[], unit: string): string {
   return `${unit} ${shown}${sorted.length > MAX_LINES_SHOWN ? `, ... (${sorted.length - MAX_LINES_SHOWN} more)` : ""}`;
 }
 
-function listed<T>(out: string[], items: readonly T[], line: (item: T) => string): void {
-  for (const item of items.slice(0, MAX_ITEMS_SHOWN)) out.push(`  - ${line(item)}`);
+function listed<T>(out: string[], items: readonly T[], line: (item: T) => string, indent = "  "): void {
+  for (const item of items.slice(0, MAX_ITEMS_SHOWN)) out.push(`${indent}- ${line(item)}`);
   if (items.length > MAX_ITEMS_SHOWN)
-    out.push(`  - ... (${items.length - MAX_ITEMS_SHOWN} more; --report-json has all)`);
+    out.push(`${indent}- ... (${items.length - MAX_ITEMS_SHOWN} more; --report-json has all)`);
 }
 
 export function formatReport(args: {
@@ -47,16 +48,55 @@ export function formatReport(args: {
 function fileLines(out: string[], f: FileReport): void {
   out.push(`\n${f.path} (${f.kind}): ${f.rowsRead} rows read, ${f.kept} kept, ${f.dropped.length} dropped`);
   const unit =
-    f.kind === "fcc-json" || f.kind === "geojson" || f.kind === "census-places" || f.kind === "towns"
+    f.kind === "fcc-json" ||
+    f.kind === "geojson" ||
+    f.kind === "census-places" ||
+    f.kind === "towns" ||
+    f.kind === "nena-psap-polygons"
       ? "items"
       : "lines";
   for (const [reason, lines] of groupIssues(f)) {
-    const shown = /^(bad|duplicate|no PSAP with id|no municipality|several municipalities)/.test(reason)
-      ? `: ${lineList(lines, unit)}`
-      : "";
+    // A service-boundary layer has few features, and each one left out leaves its area to other rules.
+    const shown =
+      f.kind === "nena-psap-polygons" ||
+      /^(bad|duplicate|no PSAP with id|no municipality|several municipalities)/.test(reason)
+        ? `: ${lineList(lines, unit)}`
+        : "";
     out.push(`  - ${lines.length} ${reason}${shown}`);
   }
   for (const n of f.notes) out.push(`  - note: ${n}`);
+  if (f.boundaryMatches) boundaryLines(out, f);
+}
+
+/** A NENA layer: which PSAP each polygon answers for and how it was tied, and the overlapping pairs. */
+function boundaryLines(out: string[], f: FileReport): void {
+  const matches = f.boundaryMatches ?? [];
+  const by = (kind: "id" | "name" | "own") => matches.filter((m) => m.by === kind);
+  const ambiguous = by("own").filter((m) => m.why.startsWith("ambiguous")).length;
+  out.push(
+    `  - tied to a PSAP: ${by("id").length} by an id column, ${by("name").length} by name and state, ${by("own").length} by neither, each a PSAP of its own or of its agency (${ambiguous} of them ambiguous names)`,
+  );
+  const groups: [string, BoundaryMatch[]][] = [
+    ["by an id column", by("id")],
+    ["by name and state (check them)", by("name")],
+    ["by neither", by("own")],
+  ];
+  for (const [title, list] of groups) {
+    if (list.length === 0) continue;
+    out.push(`  - ${title}:`);
+    listed(out, list, (m) => `item ${m.line} "${m.name}" (${m.state}) -> ${m.psapId}: ${m.why}`, "    ");
+  }
+  const overlaps = f.overlaps ?? [];
+  out.push(
+    `  - overlapping polygons: ${overlaps.length} pair${overlaps.length === 1 ? "" : "s"} (overlaps holding a point more than ${OVERLAP_DEPTH_M} m inside both; a fix there is answered by both)`,
+  );
+  listed(
+    out,
+    overlaps,
+    (o) =>
+      `items ${o.lines[0]} and ${o.lines[1]} ("${o.names[0]}" and "${o.names[1]}"): ${o.areaKm2} km², ${o.depthM} m deep`,
+    "    ",
+  );
 }
 
 /** The PSAPs: types, jurisdictions, the rule or override that decided each, secondaries' links. */

@@ -34,11 +34,14 @@ export function buildCatalogue(dataset: PsapDataset, version: string): Map<strin
   const records: CatalogueRecord[] = dataset.psaps
     .map((p) => {
       const s = served.get(p.id);
-      return {
+      const serviceAreas = dataset.nena?.get(p.id);
+      const record: CatalogueRecord = {
         ...p,
         served_places: [...new Set(s?.places ?? [])].sort(),
         served_counties: [...new Set(s?.counties ?? [])].sort(),
       };
+      if (serviceAreas && serviceAreas.length > 0) record.nena = { service_areas: [...serviceAreas] };
+      return record;
     })
     .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   const out = new Map<string, string>();

@@ -1,5 +1,5 @@
 // What `buildIndex` takes: the PSAPs and the areas that decide who answers where (the import's output).
-import type { IndexedPsap } from "../../src/psap/format.ts";
+import type { IndexedPsap, NenaServiceArea } from "../../src/psap/format.ts";
 import type { Ring } from "../../src/psap/geometry.ts";
 
 export type { IndexedPsap } from "../../src/psap/format.ts";
@@ -35,4 +35,6 @@ export interface PsapDataset {
    * absent, the city and county areas that list a PSAP are taken as what it serves.
    */
   served?: ReadonlyMap<string, { places: readonly string[]; counties: readonly string[] }>;
+  /** What NENA PsapPolygon layers say of a PSAP (its service areas' ids, names and URIs), for the admin catalogue. */
+  nena?: ReadonlyMap<string, readonly NenaServiceArea[]>;
 }

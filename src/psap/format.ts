@@ -412,6 +412,34 @@ export interface CatalogueRecord extends IndexedPsap {
   served_places: string[];
   /** FIPS codes of the counties it answers for. */
   served_counties: string[];
+  /** Present for a PSAP with service-area polygons from a NENA GIS data model `PsapPolygon` layer. */
+  nena?: NenaRecord;
+}
+
+/** What a NENA `PsapPolygon` layer says of a PSAP (NENA-STA-006): one entry per polygon it answers in. */
+export interface NenaRecord {
+  service_areas: NenaServiceArea[];
+}
+
+export interface NenaServiceArea {
+  /** `NGUID` (or v2's `ES_NGUID`): the polygon's globally unique id. */
+  nguid: string;
+  /** `DsplayName`. */
+  display_name: string;
+  /** `Agency_ID`: the agency's domain-style identifier. */
+  agency_id: string | null;
+  /** `ServiceURI`: the SIP or tel URI calls for the service are routed to. */
+  service_uri: string | null;
+  /** `AVcard_URI`: where the agency's vCard (contact card) is published. */
+  avcard_uri: string | null;
+  /** `ServiceNum`: the number the service is dialled by, where the layer gives it. */
+  service_number: string | null;
+  /**
+   * How the import tied the polygon to this PSAP: `id`, an explicit id column (or its NGUID is this
+   * PSAP's id); `name`, its display name and state against the registry; `own`, neither: the polygon
+   * made this PSAP.
+   */
+  matched_by: "id" | "name" | "own";
 }
 
 export interface CataloguePart {

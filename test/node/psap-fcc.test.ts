@@ -68,7 +68,7 @@ describe.skipIf(!HAVE_DATA)("FCC Master PSAP Registry v2.295 with the 2019 Censu
     expect(Object.values(s.placement).reduce((a, b) => a + b, 0)).toBe(s.psaps);
     // Every PSAP placed by one of the documented methods, and each one moved is listed with why.
     expect(Object.keys(s.placement).sort()).toEqual(
-      ["municipality", "county centroid", "operator building", "registry geocode"].sort(),
+      ["municipality", "county centroid", "operator building", "registry geocode", "service area"].sort(),
     );
     for (const m of s.moved) expect(m.why.length).toBeGreaterThan(0);
     expect(s.primaries + s.secondaries).toBe(s.psaps);

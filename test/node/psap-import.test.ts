@@ -96,6 +96,7 @@ describe("FCC registry CSV", () => {
     expect(p.summary.unmatchedCounties).toEqual([{ state: "IL", county: "Atlantis", psaps: 1 }]);
     expect(p.summary.placement).toEqual({
       "operator building": 0,
+      "service area": 0,
       municipality: 0,
       "registry geocode": 1,
       "county centroid": 4,
