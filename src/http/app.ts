@@ -1,6 +1,7 @@
 // The Hono app: every route, problem+json for every error (unknown routes and methods included), never a stack trace.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { errorSummary } from "../error-name.ts";
 import { type Problem, ProblemError, problem, problemResponse, setProblemTypeBase } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
 import { mountOpenApi, ROUTES } from "./openapi.ts";
@@ -56,8 +57,6 @@ function problemOf(error: unknown): Problem {
     return problem("invalid_request", error.message || "The request is invalid.");
   }
   // Log the kind of failure only: request bodies (which may hold coordinates) never reach a log line.
-  const name = error instanceof Error ? error.name : typeof error;
-  const message = error instanceof Error ? error.message : "";
-  console.error(`unhandled error: ${name}: ${message}`);
+  console.error(`unhandled error: ${errorSummary(error)}`);
   return problem("internal_error", "Something went wrong on our side. The request can be retried.");
 }

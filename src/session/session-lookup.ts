@@ -2,6 +2,7 @@
 // never an empty list that claims no PSAP is near.
 import type { PsapResultsBody } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
+import { errorSummary } from "../error-name.ts";
 import { type Problem, problem } from "../problem.ts";
 import {
   type LookupOptions,
@@ -87,7 +88,5 @@ export function lookupProblem(error: unknown): Problem {
 
 /** Logged for the operator: the kind and message only (the lookup never puts a coordinate in a message). */
 function logLookupFailure(which: "" | "late ", error: unknown): void {
-  const name = error instanceof Error ? error.name : typeof error;
-  const message = error instanceof Error ? error.message : "";
-  console.error(`PSAP ${which}lookup failed: ${name}: ${message}`);
+  console.error(`PSAP ${which}lookup failed: ${errorSummary(error)}`);
 }

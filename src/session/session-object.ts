@@ -21,6 +21,7 @@ import { HEARTBEAT_PING, HEARTBEAT_PONG } from "../../sdk/src/protocol.ts";
 import { RATE_LIMITS, WEBHOOK_LIMITS } from "../config.ts";
 import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
+import { errorSummary } from "../error-name.ts";
 import {
   type Checked,
   failure,
@@ -577,7 +578,5 @@ function overProblem(record: SessionRecord): Problem {
 
 /** The kind of failure only: a message here never holds a coordinate or the address. */
 function logFailure(where: string, error: unknown): void {
-  const name = error instanceof Error ? error.name : typeof error;
-  const message = error instanceof Error ? error.message : "";
-  console.error(`session object ${where} failed: ${name}: ${message}`);
+  console.error(`session object ${where} failed: ${errorSummary(error)}`);
 }

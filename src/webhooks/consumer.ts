@@ -10,6 +10,7 @@
 // other, and events that failed together come back together and go oldest first again.
 import { WEBHOOK_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
+import { errorName } from "../error-name.ts";
 import { attemptDelivery } from "./attempt.ts";
 import { type DeliveryOutcome, recordDeadLetters, recordDeliveries } from "./deliveries.ts";
 import { isWebhookEventType, type WebhookEvent, type WebhookQueueMessage } from "./events.ts";
@@ -203,6 +204,5 @@ export function parseQueueMessage(value: unknown): WebhookQueueMessage | null {
 
 /** The kind of failure only: never a payload or a secret. */
 function logFailure(what: string, error: unknown): void {
-  const name = error instanceof Error ? error.name : typeof error;
-  console.error(`webhook consumer: ${what} failed: ${name}`);
+  console.error(`webhook consumer: ${what} failed: ${errorName(error)}`);
 }

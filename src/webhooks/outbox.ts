@@ -9,6 +9,7 @@
 // consumer run and no delivery work. When the webhook cannot be read, every event goes, and the
 // consumer decides as before: nothing is dropped that it would have delivered.
 import { WEBHOOK_LIMITS } from "../config.ts";
+import { errorName } from "../error-name.ts";
 import { withTimeout } from "../timeout.ts";
 import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
 import { takesEvent, webhookTargets } from "./store.ts";
@@ -163,6 +164,5 @@ class QueueSendTimeoutError extends Error {
 }
 
 function logFailure(what: string, error: unknown): void {
-  const name = error instanceof Error ? error.name : typeof error;
-  console.error(`session object: ${what} failed: ${name}`);
+  console.error(`session object: ${what} failed: ${errorName(error)}`);
 }

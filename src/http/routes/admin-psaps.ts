@@ -6,6 +6,7 @@ import { ADMIN_LIMITS } from "../../config.ts";
 import { withContacts } from "../../contacts/overlay.ts";
 import { checkContactPhone, phoneRegionOf } from "../../contacts/phone.ts";
 import { allContacts, contactHistory, deleteContact, getContact, putContact } from "../../contacts/store.ts";
+import { errorName } from "../../error-name.ts";
 import { ProblemError, problem } from "../../problem.ts";
 import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../psap/catalogue.ts";
 import type { CatalogueRecord } from "../../psap/format.ts";
@@ -130,8 +131,7 @@ function indexProblem(error: unknown): ProblemError {
       }),
     );
   }
-  const name = error instanceof Error ? error.name : "error";
-  console.error(`PSAP catalogue unreadable: ${name}`);
+  console.error(`PSAP catalogue unreadable: ${errorName(error)}`);
   return new ProblemError(
     problem("psap_lookup_failed", "The PSAP data could not be read; retry shortly.", {
       retryAfter: RETRY_AFTER_S,
