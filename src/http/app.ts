@@ -4,7 +4,8 @@ import { HTTPException } from "hono/http-exception";
 import { errorSummary } from "../error-name.ts";
 import { type Problem, ProblemError, problem, problemResponse, setProblemTypeBase } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
-import { mountOpenApi, ROUTES } from "./openapi.ts";
+import { mountOpenApi } from "./openapi.ts";
+import { type App, mountMethodNotAllowed } from "./route.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
@@ -13,7 +14,7 @@ import { mountPlatformRoutes } from "./routes/platform.ts";
 import { mountSocketRoute } from "./routes/socket.ts";
 import { mountWebhookRoutes } from "./routes/webhooks.ts";
 
-export function createApp(): OpenAPIHono<AppEnv> {
+export function createApp(): App {
   const app = new OpenAPIHono<AppEnv>();
   app.use(async function problemTypes(c, next) {
     setProblemTypeBase(c.env.PROBLEM_TYPE_BASE);
@@ -27,28 +28,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountWebhookRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);
+  // Last: only a path no route above answered for this method reaches it.
   mountMethodNotAllowed(app);
 
   app.notFound(() => problemResponse(problem("not_found", "No such route.")));
   app.onError((error) => problemResponse(problemOf(error)));
   return app;
-}
-
-/** A known path with another method: 405 with the methods it has. */
-function mountMethodNotAllowed(app: OpenAPIHono<AppEnv>): void {
-  const methodsByPath = new Map<string, Set<string>>();
-  for (const route of [...ROUTES, { path: "/v1/openapi.json", method: "get" }]) {
-    const path = route.path.replaceAll(/\{(\w+)\}/g, ":$1");
-    const methods = methodsByPath.get(path) ?? new Set<string>();
-    methods.add(route.method.toUpperCase());
-    methodsByPath.set(path, methods);
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allow = [...methods].join(", ");
-    app.all(path, () =>
-      problemResponse(problem("method_not_allowed", `Use ${allow} on this route.`), { Allow: allow }),
-    );
-  }
 }
 
 function problemOf(error: unknown): Problem {

@@ -1,5 +1,11 @@
 // What a session object stores about its session, and the views of it the API shows.
-import type { PsapResultsBody, ReportedLocation, Role, SessionState } from "../../sdk/src/protocol.ts";
+import type {
+  PsapResultsBody,
+  ReportedLocation,
+  Role,
+  SessionState,
+  SessionView,
+} from "../../sdk/src/protocol.ts";
 
 export interface SessionRecord {
   session_id: string;
@@ -60,19 +66,7 @@ export function endedAt(record: SessionRecord): number | null {
   return record.state === "ended" ? record.final_at : null;
 }
 
-export interface SessionViewBody {
-  session_id: string;
-  platform_id: string;
-  state: SessionState;
-  created_at: string;
-  expires_at: string;
-  sos_started_at: string | null;
-  ended_at: string | null;
-  patient_connected: boolean;
-  counselor_connected: boolean;
-}
-
-export function sessionView(record: SessionRecord, connected: Record<Role, boolean>): SessionViewBody {
+export function sessionView(record: SessionRecord, connected: Record<Role, boolean>): SessionView {
   return {
     session_id: record.session_id,
     platform_id: record.platform_id,

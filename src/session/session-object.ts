@@ -8,12 +8,17 @@
 
 import { DurableObject } from "cloudflare:workers";
 import type {
+  AuditActor,
+  AuditData,
+  AuditEventsPage,
+  AuditEventType,
   LocationFix,
   LocationSubmission,
   PsapResultsBody,
   ReportedLocation,
   Role,
   SessionEndResponse,
+  SessionView,
   SosCancelResponse,
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
@@ -35,13 +40,7 @@ import {
 import type { PsapLookupResult } from "../psap/lookup.ts";
 import { psapsDeliveredData, type WebhookEventDraft } from "../webhooks/events.ts";
 import { WebhookOutbox } from "../webhooks/outbox.ts";
-import {
-  type AuditActor,
-  type AuditData,
-  type AuditEventType,
-  AuditLog,
-  type AuditPage,
-} from "./audit-log.ts";
+import { AuditLog } from "./audit-log.ts";
 import { callerOf, type SessionCaller } from "./caller.ts";
 import { dueDeadlines, nextAlarmAt } from "./deadlines.ts";
 import {
@@ -52,15 +51,7 @@ import {
   sessionStateMessage,
 } from "./messages.ts";
 import { SlidingWindow } from "./rate-window.ts";
-import {
-  endedAt,
-  iso,
-  type NewSessionInput,
-  newRecord,
-  type SessionRecord,
-  type SessionViewBody,
-  sessionView,
-} from "./record.ts";
+import { endedAt, iso, type NewSessionInput, newRecord, type SessionRecord, sessionView } from "./record.ts";
 import { lookupForSession, resultOf } from "./session-lookup.ts";
 import { closeQuietly, isWebSocketHandshake, SocketHub } from "./sockets.ts";
 import { isFinal, type SessionEvent, startsSos, transition } from "./transitions.ts";
@@ -116,7 +107,7 @@ export class SessionObject extends DurableObject<Env> {
   // -------------------------------------------------------------------------
   // Platform (API key) methods
 
-  async create(input: NewSessionInput): Promise<Outcome<SessionViewBody>> {
+  async create(input: NewSessionInput): Promise<Outcome<SessionView>> {
     if (this.#record) return failure(problem("internal_error", "Session id collision; retry the request."));
     const record = newRecord(input);
     this.#store(record);
@@ -132,7 +123,7 @@ export class SessionObject extends DurableObject<Env> {
     return success(sessionView(record, this.#connected()), 201);
   }
 
-  async read(platformId: string): Promise<Outcome<SessionViewBody>> {
+  async read(platformId: string): Promise<Outcome<SessionView>> {
     const record = this.#platformRecord(platformId);
     return record ? success(sessionView(record, this.#connected())) : failure(notFound());
   }
@@ -140,7 +131,7 @@ export class SessionObject extends DurableObject<Env> {
   async events(
     platformId: string,
     page: Checked<{ after: number; limit: number }>,
-  ): Promise<Outcome<AuditPage>> {
+  ): Promise<Outcome<AuditEventsPage>> {
     if (!this.#platformRecord(platformId)) return failure(notFound());
     if (!page.ok) return failure(page.problem);
     return success(this.#audit.page(page.value.after, page.value.limit));

@@ -1,11 +1,11 @@
 // The session's hibernatable sockets: tagged by role, with an identity attachment that survives
 // eviction; their limits (per-role cap, upgrade rate) and their bookkeeping in the audit trail.
 // Nothing here throws: a socket can vanish at any moment.
-import type { Role, ServerMessage } from "../../sdk/src/protocol.ts";
+import type { AuditData, Role, ServerMessage } from "../../sdk/src/protocol.ts";
 import { CLOSE_SESSION_OVER } from "../../sdk/src/protocol.ts";
 import { SOCKET_LIMITS } from "../config.ts";
 import { type Problem, problem } from "../problem.ts";
-import type { AuditData, AuditLog } from "./audit-log.ts";
+import type { AuditLog } from "./audit-log.ts";
 import type { SessionCaller } from "./caller.ts";
 import { retryAfterSeconds } from "./rate-window.ts";
 

@@ -8,12 +8,14 @@
 // receiver that refuses each event's first request gets every event on its first retry. Order is kept as
 // far as that costs no event its schedule: a session's events in a batch go oldest first, one after the
 // other, and events that failed together come back together and go oldest first again.
+
+import type { WebhookEvent } from "../../sdk/src/protocol.ts";
 import { WEBHOOK_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
 import { errorName } from "../error-name.ts";
 import { attemptDelivery } from "./attempt.ts";
 import { type DeliveryOutcome, recordDeadLetters, recordDeliveries } from "./deliveries.ts";
-import { isWebhookEventType, type WebhookEvent, type WebhookQueueMessage } from "./events.ts";
+import { isWebhookEventType, type WebhookQueueMessage } from "./events.ts";
 import { retryDelaySeconds } from "./retry-schedule.ts";
 import { takesEvent, type WebhookTarget, webhookTargets } from "./store.ts";
 import { checkWebhookUrl } from "./url.ts";

@@ -8,10 +8,12 @@
 // send) and applies the consumer's own rule, so a platform without a webhook costs no queue send, no
 // consumer run and no delivery work. When the webhook cannot be read, every event goes, and the
 // consumer decides as before: nothing is dropped that it would have delivered.
+
+import type { WebhookEvent } from "../../sdk/src/protocol.ts";
 import { WEBHOOK_LIMITS } from "../config.ts";
 import { errorName } from "../error-name.ts";
 import { withTimeout } from "../timeout.ts";
-import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
+import { newEventId, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
 import { takesEvent, webhookTargets } from "./store.ts";
 
 type OutboxRow = {
