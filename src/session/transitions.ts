@@ -42,11 +42,6 @@ export function isFinal(state: SessionState): boolean {
   return state === "ended" || state === "expired";
 }
 
-/** Whether `event` is allowed in the record's state. */
-export function accepts(record: SessionRecord, type: SessionEventType): boolean {
-  return MOVES[record.state][type] !== undefined;
-}
-
 /** Whether a trigger now would start an SOS (the move that is never refused for rate). */
 export function startsSos(record: SessionRecord): boolean {
   return record.state === "active";
