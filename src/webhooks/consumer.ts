@@ -111,28 +111,41 @@ async function deliverOne(
     message.ack();
     // A retry whose webhook was removed (or no longer takes this type) since: its record ends as failed.
     return triedBefore > 0
-      ? outcome(event, "failed", 0, null, "the webhook no longer takes this event", null)
+      ? outcome(event, { status: "failed", tries: 0, error: "the webhook no longer takes this event" })
       : null;
   }
   // Checked again at every delivery: a URL stored before the rule (or before a change of it) is not reached.
   if (!checkWebhookUrl(target.url, context.allowLoopback).ok) {
     message.ack();
-    return outcome(event, "failed", 0, null, "refused", null);
+    return outcome(event, { status: "failed", tries: 0, error: "refused" });
   }
   const at = Date.now();
   const result = await attemptDelivery(target.url, event.id, JSON.stringify(event), target.secrets, at);
   if (result.ok) {
     message.ack();
-    return outcome(event, "delivered", 1, result.statusCode, null, null, at);
+    return outcome(event, { status: "delivered", tries: 1, statusCode: result.statusCode, at });
   }
   const tries = triedBefore + 1;
   const delay = retryDelaySeconds(tries);
   if (delay === null) {
     message.ack();
-    return outcome(event, "failed", 1, result.statusCode, result.error, null, at);
+    return outcome(event, {
+      status: "failed",
+      tries: 1,
+      statusCode: result.statusCode,
+      error: result.error,
+      at,
+    });
   }
   await retryLater(message, { seq: body.seq, event, tries }, delay, context.queue);
-  return outcome(event, "pending", 1, result.statusCode, result.error, at + delay * 1000, at);
+  return outcome(event, {
+    status: "pending",
+    tries: 1,
+    statusCode: result.statusCode,
+    error: result.error,
+    nextAttemptAt: at + delay * 1000,
+    at,
+  });
 }
 
 /**
@@ -165,16 +178,13 @@ function triesOf(body: WebhookQueueMessage): number {
   return body.tries ?? 0;
 }
 
+/** What one pass did with an event: no answer, no error and no next try unless given; `at` is now unless given. */
 function outcome(
   event: WebhookEvent,
-  status: DeliveryOutcome["status"],
-  tries: number,
-  statusCode: number | null,
-  error: string | null,
-  nextAttemptAt: number | null,
-  at = Date.now(),
+  pass: Pick<DeliveryOutcome, "status" | "tries"> &
+    Partial<Pick<DeliveryOutcome, "statusCode" | "error" | "nextAttemptAt" | "at">>,
 ): DeliveryOutcome {
-  return { event, status, tries, statusCode, error, nextAttemptAt, at };
+  return { event, statusCode: null, error: null, nextAttemptAt: null, at: Date.now(), ...pass };
 }
 
 /** The queue gave up on these (the consumer failed as a whole too often): recorded as failed. */
