@@ -130,6 +130,11 @@ export interface PsapResultsBody {
   reason?: PsapEmptyReason;
 }
 
+/** HTTP answer to a location submission with `unavailable`. */
+export interface LocationReceivedBody {
+  received: true;
+}
+
 // ---------------------------------------------------------------------------
 // WebSocket messages (server to client). Text frames, one JSON object with a `type`.
 

@@ -8,6 +8,7 @@ import {
   type AuditEventsPage,
   LOCATION_UNAVAILABLE_REASONS,
   type LocationFix,
+  type LocationReceivedBody,
   type LocationUnavailableReport,
   PROBLEM_CODES,
   type ProblemDetails,
@@ -217,7 +218,9 @@ export const PsapResultsResponse = z
   })
   .openapi("PsapResults") satisfies z.ZodType<PsapResultsBody>;
 
-export const LocationReceivedResponse = z.object({ received: z.literal(true) }).openapi("LocationReceived");
+export const LocationReceivedResponse = z
+  .object({ received: z.literal(true) })
+  .openapi("LocationReceived") satisfies z.ZodType<LocationReceivedBody>;
 
 export const JwksResponse = z
   .object({

@@ -9,6 +9,9 @@ import type {
   Role,
 } from "../../sdk/src/protocol.ts";
 
+/** Which page of the trail: the events after `after` (a seq), at most `limit` of them. */
+export type AuditPageQuery = { after: number; limit: number };
+
 /** Keys that would carry a position or an address: refused at write time, as a last line of defence. */
 const FORBIDDEN_KEYS =
   /^(lat|latitude|lon|lng|longitude|coords?|location|position|address|patient_address)$/i;

@@ -1,6 +1,11 @@
 // The session state machine (SPEC section 6): every allowed move, and the one function that applies it
 // with every field it changes, so no method sets fields by hand and no path (end, expiry) bypasses it.
-import type { PsapResultsBody, ReportedLocation, SessionState } from "../../sdk/src/protocol.ts";
+import type {
+  PsapResultsBody,
+  ReportedLocation,
+  SessionEndReason,
+  SessionState,
+} from "../../sdk/src/protocol.ts";
 import { SESSION_LIMITS } from "../config.ts";
 import type { SessionRecord } from "./record.ts";
 
@@ -38,7 +43,7 @@ const MOVES: Readonly<Record<SessionState, Partial<Record<SessionEventType, Sess
   expired: {},
 };
 
-export function isFinal(state: SessionState): boolean {
+export function isFinal(state: SessionState): state is SessionEndReason {
   return state === "ended" || state === "expired";
 }
 

@@ -1,7 +1,6 @@
 // The webhook events on their way: the queue message that carries one, the draft a session hands its
 // outbox, new ids. The events themselves (types, envelope, data) are wire shapes: sdk/src/protocol.ts.
 import {
-  type PsapResultsBody,
   WEBHOOK_EVENT_TYPES,
   type WebhookEvent,
   type WebhookEventData,
@@ -32,21 +31,4 @@ export function isWebhookEventType(value: string): value is WebhookEventType {
 /** `evt_` and 32 random hex digits (a UUID v4 without its dashes): unique, and opaque to the platform. */
 export function newEventId(): string {
   return `evt_${crypto.randomUUID().replaceAll("-", "")}`;
-}
-
-/** The `session.psaps_delivered` data of a lookup result: ids, names and numbers, the area in words. */
-export function psapsDeliveredData(result: PsapResultsBody): WebhookEventData["session.psaps_delivered"] {
-  return {
-    result_id: result.result_id,
-    psaps: result.psaps.map((psap) => ({ id: psap.id, name: psap.name, phone: psap.phone })),
-    area: {
-      country: result.area.country,
-      state: result.area.state,
-      county: result.area.county,
-      place: result.area.place,
-      place_kind: result.area.place_kind,
-    },
-    data_version: result.data_version,
-    reason: result.reason ?? null,
-  };
 }
