@@ -5,7 +5,7 @@ import { errorSummary } from "../error-name.ts";
 import { type Problem, ProblemError, problem, problemResponse, setProblemTypeBase } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
 import { mountOpenApi } from "./openapi.ts";
-import { type App, mountMethodNotAllowed } from "./route.ts";
+import { type App, mountMethodNotAllowed, noSuchRoute } from "./route.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
@@ -31,7 +31,7 @@ export function createApp(): App {
   // Last: only a path no route above answered for this method reaches it.
   mountMethodNotAllowed(app);
 
-  app.notFound(() => problemResponse(problem("not_found", "No such route.")));
+  app.notFound(() => problemResponse(noSuchRoute()));
   app.onError((error) => problemResponse(problemOf(error)));
   return app;
 }

@@ -7,7 +7,8 @@
 // contract's order of checks holds: 413, 415, 400, then the session object's 404 and 410 (SPEC section 7).
 import { type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Handler } from "hono";
-import { problem, problemResponse } from "../problem.ts";
+import type { Env } from "../env.ts";
+import { type Problem, ProblemError, problem, problemResponse } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
 import { EmptyRequest, ProblemResponse } from "./schemas.ts";
 
@@ -15,6 +16,14 @@ export type App = OpenAPIHono<AppEnv>;
 
 /** A contract as `createRoute` returns it: the OpenAPI path (`{id}`) and the app's (`:id`). */
 type Contract = RouteConfig & { getRoutingPath(): string };
+
+export interface RouteOptions {
+  /**
+   * Whether the deployment serves the route (a setting such as `LOST_ENABLED`): where it does not, every
+   * method on its path answers 404 as an unknown path does. The document describes it either way.
+   */
+  servedWhen?: (env: Env) => boolean;
+}
 
 /** A contract with its handler, ready to be served. */
 export interface DeclaredRoute {
@@ -30,13 +39,22 @@ export interface DeclaredRoute {
 export function route<R extends Contract>(
   contract: R,
   handler: Handler<AppEnv, ReturnType<R["getRoutingPath"]>>,
+  options: RouteOptions = {},
 ): DeclaredRoute {
   const { middleware, hide: _describedAnyway, ...described } = contract;
   const guards = middleware === undefined ? [] : Array.isArray(middleware) ? middleware : [middleware];
+  const { servedWhen } = options;
   return {
     contract,
     mountOn(app) {
       app.openAPIRegistry.registerPath(described);
+      // Before the route and before its 405s: a route that is off is no route at all.
+      if (servedWhen) {
+        app.use(contract.getRoutingPath(), async (c, next) => {
+          if (!servedWhen(c.env)) throw new ProblemError(noSuchRoute());
+          await next();
+        });
+      }
       app.on(contract.method.toUpperCase(), [contract.getRoutingPath()], ...guards, handler);
     },
   };
@@ -45,6 +63,11 @@ export function route<R extends Contract>(
 /** Serves the routes in this order (the order matters where one path could read as another's parameter). */
 export function serve(app: App, ...routes: readonly DeclaredRoute[]): void {
   for (const declared of routes) declared.mountOn(app);
+}
+
+/** What an unknown path (or a route that is off) answers. */
+export function noSuchRoute(): Problem {
+  return problem("not_found", "No such route.");
 }
 
 /** A known path with another method: 405 with the methods the document gives it, from the same registry. */

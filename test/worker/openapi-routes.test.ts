@@ -1,8 +1,14 @@
 // The served document and the routes are one list: every route the app serves is in /v1/openapi.json,
 // every route the document describes is served, and every described path answers another method with
 // 405 and exactly the methods the document gives it.
+
+import { env } from "cloudflare:workers";
+import { createRoute, OpenAPIHono } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/http/app.ts";
+import type { AppEnv } from "../../src/http/context.ts";
+import { mountMethodNotAllowed, route, serve } from "../../src/http/route.ts";
+import { ProblemError, problemResponse } from "../../src/problem.ts";
 import { call } from "./helpers.ts";
 
 /** Hono's method for middleware (`app.use`) and for the 405 answers (`app.all`): neither is a route. */
@@ -52,5 +58,46 @@ describe("the OpenAPI document and the routes", () => {
       expect((await res.json<{ code: string }>()).code).toBe("method_not_allowed");
       expect(res.headers.get("Allow")?.split(", ").sort(), `Allow of ${path}`).toEqual([...methods].sort());
     }
+  });
+});
+
+describe("a route a deployment may switch off", () => {
+  function appWith(served: () => boolean) {
+    const app = new OpenAPIHono<AppEnv>();
+    const contract = createRoute({
+      method: "post",
+      path: "/switchable",
+      responses: { 200: { description: "Served" } },
+    });
+    serve(
+      app,
+      route(contract, (c) => c.text("served"), { servedWhen: served }),
+    );
+    mountMethodNotAllowed(app);
+    app.onError((error) => {
+      if (error instanceof ProblemError) return problemResponse(error.problem);
+      throw error;
+    });
+    return app;
+  }
+
+  it("answers every method with 404, as an unknown path, while it is off, and is described all the same", async () => {
+    const app = appWith(() => false);
+    for (const method of ["POST", "GET"]) {
+      const res = await app.request("/switchable", { method }, env);
+      expect(res.status, method).toBe(404);
+      expect((await res.json<{ code: string }>()).code).toBe("not_found");
+    }
+    expect(
+      app.getOpenAPI31Document({ openapi: "3.1.0", info: { title: "t", version: "1" } }).paths,
+    ).toHaveProperty("/switchable");
+  });
+
+  it("is served, with its 405 for another method, while it is on", async () => {
+    const app = appWith(() => true);
+    expect(await (await app.request("/switchable", { method: "POST" }, env)).text()).toBe("served");
+    const other = await app.request("/switchable", { method: "GET" }, env);
+    expect(other.status).toBe(405);
+    expect(other.headers.get("Allow")).toBe("POST");
   });
 });
