@@ -62,6 +62,11 @@ export function problem(
   return { code, detail, ...extra };
 }
 
+/** A request refused for one field: the detail `field: message.`, and the field named in `errors`. */
+export function fieldProblem(field: string, message: string): Problem {
+  return problem("invalid_request", `${field}: ${message}.`, { errors: [{ field, message }] });
+}
+
 /** Thrown anywhere in a request; the app's error handler turns it into the answer. */
 export class ProblemError extends Error {
   readonly problem: Problem;

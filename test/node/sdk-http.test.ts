@@ -88,14 +88,15 @@ describe("retry delay", () => {
   });
 });
 
+/** Three 429s without Retry-After, then a 200. */
+function threeRefusalsThenAnswer(): (() => Response)[] {
+  const refused = () => problem(429, "rate_limited");
+  return [refused, refused, refused, () => json(200, { ok: true })];
+}
+
 describe("requestJson", () => {
   it("retries a 429 after 1 s, 2 s and 4 s, then succeeds", async () => {
-    const http = setup([
-      () => problem(429, "rate_limited"),
-      () => problem(429, "rate_limited"),
-      () => problem(429, "rate_limited"),
-      () => json(200, { ok: true }),
-    ]);
+    const http = setup(threeRefusalsThenAnswer());
     const r = await run(http);
     expect(r.value).toEqual({ ok: true });
     expect(r.times).toEqual([0, 1000, 3000, 7000]);
@@ -103,12 +104,7 @@ describe("requestJson", () => {
 
   it("comes back sooner by up to half of each step when the draw says so", async () => {
     vi.spyOn(Math, "random").mockReturnValue(0.5);
-    const http = setup([
-      () => problem(429, "rate_limited"),
-      () => problem(429, "rate_limited"),
-      () => problem(429, "rate_limited"),
-      () => json(200, { ok: true }),
-    ]);
+    const http = setup(threeRefusalsThenAnswer());
     const r = await run(http);
     expect(r.value).toEqual({ ok: true });
     expect(r.times).toEqual([0, 750, 2250, 5250]);

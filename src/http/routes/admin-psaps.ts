@@ -7,7 +7,7 @@ import { withContacts } from "../../contacts/overlay.ts";
 import { checkContactPhone, phoneRegionOf } from "../../contacts/phone.ts";
 import { allContacts, contactHistory, deleteContact, getContact, putContact } from "../../contacts/store.ts";
 import { errorName } from "../../error-name.ts";
-import { ProblemError, problem } from "../../problem.ts";
+import { fieldProblem, ProblemError, problem } from "../../problem.ts";
 import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../psap/catalogue.ts";
 import type { CatalogueRecord } from "../../psap/format.ts";
 import { PsapIndexUnavailableError } from "../../psap/lookup.ts";
@@ -140,13 +140,7 @@ const putContactRoute = route(
     const record = await psapOf(c);
     if (!body.ok) throw new ProblemError(body.problem);
     const phone = checkContactPhone(body.value.phone, body.value.phone_kind, phoneRegionOf(record.state));
-    if (!phone.ok) {
-      throw new ProblemError(
-        problem("invalid_request", `phone: ${phone.message}.`, {
-          errors: [{ field: "phone", message: phone.message }],
-        }),
-      );
-    }
+    if (!phone.ok) throw new ProblemError(fieldProblem("phone", phone.message));
     const contact = await putContact(c.env.DB, {
       psap_id: record.id,
       phone: phone.e164,
@@ -266,9 +260,5 @@ function decodeCursor(cursor: string): string {
   } catch {
     // fall through
   }
-  throw new ProblemError(
-    problem("invalid_request", "cursor: is not a cursor this API returned.", {
-      errors: [{ field: "cursor", message: "is not a cursor this API returned" }],
-    }),
-  );
+  throw new ProblemError(fieldProblem("cursor", "is not a cursor this API returned"));
 }

@@ -2,7 +2,7 @@
 // The document also describes what the service sends to the webhook (its `webhooks` entry).
 import { createRoute } from "@hono/zod-openapi";
 import { WEBHOOK_LIMITS } from "../../config.ts";
-import { ProblemError, problem } from "../../problem.ts";
+import { fieldProblem, ProblemError, problem } from "../../problem.ts";
 import { listDeliveries } from "../../webhooks/deliveries.ts";
 import { deleteWebhook, hasWebhook, putWebhook, rotateWebhookSecret } from "../../webhooks/store.ts";
 import { checkWebhookUrl } from "../../webhooks/url.ts";
@@ -48,13 +48,7 @@ const putWebhookRoute = route(
     const platformId = await knownPlatform(c);
     if (!body.ok) throw new ProblemError(body.problem);
     const url = checkWebhookUrl(body.value.url, c.env.WEBHOOK_ALLOW_LOOPBACK_HTTP === "true");
-    if (!url.ok) {
-      throw new ProblemError(
-        problem("invalid_request", `url: ${url.message}.`, {
-          errors: [{ field: "url", message: url.message }],
-        }),
-      );
-    }
+    if (!url.ok) throw new ProblemError(fieldProblem("url", url.message));
     const events = body.value.events ? [...new Set(body.value.events)] : null;
     const settings = await putWebhook(c.env.DB, platformId, url.url, events);
     if (!settings) throw noSuchPlatform();
