@@ -124,11 +124,100 @@ async function round_<P, O extends LoopOutcome>(
   return { ms: ok.map((o) => o.ms), ok, failed: failed.length, trivial: await trivial };
 }
 
+/** One e2e run: the live sessions and floor pairs, and each kind's loop on them. */
+interface E2eBench {
+  target: Target;
+  plan: E2ePlan;
+  lives: LiveSession[];
+  floors: FloorSession[];
+  durableFloors: FloorSession[];
+  sosOne: (live: LiveSession, i: number) => Promise<SosOutcome>;
+  floorOne: (f: FloorSession, i: number) => Promise<LoopOutcome>;
+  durableFloorOne: (f: FloorSession, i: number) => Promise<LoopOutcome>;
+  /** Back to `active` for the next loop: between rounds, so no round carries extra requests. */
+  cancel: (some: readonly LiveSession[]) => Promise<unknown>;
+}
+
+/** Everything the run counts, each kind of loop apart. */
+interface E2eTally {
+  errors: string[];
+  idleTrivial: number[];
+  solo: number[];
+  soloFloor: number[];
+  soloAgain: number[];
+  sos: number[];
+  floor: number[];
+  durableFloor: number[];
+  trivial: number[];
+  floorTrivial: number[];
+  firstFixMs: number[];
+  laterFixMs: number[];
+  burst: number[];
+  burstFloor: number[];
+  failed: number;
+  floorFailed: number;
+  durableFloorFailed: number;
+}
+
 export async function benchE2e(
   target: Target,
   plan: E2ePlan,
   log: (line: string) => void = () => {},
 ): Promise<{ result: E2eResult; detail: E2eDetail }> {
+  const tally = emptyTally();
+  const bench = await openE2e(target, plan, tally.errors, log);
+  try {
+    let idleCount = 0;
+    tally.idleTrivial = await trivialRtts(target, () => ++idleCount > 50, 5);
+    await timeSolo(bench, tally);
+    log(
+      `  e2e: ${tally.solo.length} SOS loops (and each again) and ${tally.soloFloor.length} floor loops alone done`,
+    );
+    await timeConcurrentRounds(bench, tally, log);
+    await timeBursts(bench, tally, log);
+    const lost = {
+      sos: await lostMessages(bench.lives),
+      floor: await lostMessages(bench.floors, 1_000),
+      durableFloor: await lostMessages(bench.durableFloors, 1_000),
+    };
+    return { result: e2eResult(bench, tally, lost.sos), detail: e2eDetail(plan, tally, lost) };
+  } finally {
+    closeAll(bench.lives);
+    closeAll(bench.floors);
+    closeAll(bench.durableFloors);
+  }
+}
+
+function emptyTally(): E2eTally {
+  const none = (): number[] => [];
+  return {
+    errors: [],
+    idleTrivial: none(),
+    solo: none(),
+    soloFloor: none(),
+    soloAgain: none(),
+    sos: none(),
+    floor: none(),
+    durableFloor: none(),
+    trivial: none(),
+    floorTrivial: none(),
+    firstFixMs: none(),
+    laterFixMs: none(),
+    burst: none(),
+    burstFloor: none(),
+    failed: 0,
+    floorFailed: 0,
+    durableFloorFailed: 0,
+  };
+}
+
+/** The sessions (both sockets each), the floor and durable floor pairs, and each kind's loop. */
+async function openE2e(
+  target: Target,
+  plan: E2ePlan,
+  errors: string[],
+  log: (line: string) => void,
+): Promise<E2eBench> {
   const platforms = await createPlatforms(target, Math.max(1, Math.ceil(plan.sessions / 250)));
   const sessions = await createSessions(target, platforms, plan.sessions);
   const lives = await pool(sessions, 25, (s) => connect(target, s));
@@ -145,167 +234,162 @@ export async function benchE2e(
   );
   const fixes = queryPoints(plan.sessions, plan.seed, 0);
   const fixOf = (i: number) => fixes[i % fixes.length] ?? CHICAGO;
-  const random = seededRandom(plan.seed);
-  const errors: string[] = [];
-  const sos: number[] = [];
-  const floor: number[] = [];
-  const trivial: number[] = [];
-  const floorTrivial: number[] = [];
-  let failed = 0;
-  let floorFailed = 0;
   // Fixes an SOS loop has used on this server: a later loop with one finds its entry already cached.
   const usedFixes = new Set<number>();
-  const sosOne = async (live: LiveSession, i: number): Promise<SosOutcome> => {
-    const fix = i % fixes.length;
-    const firstFix = !usedFixes.has(fix);
-    usedFixes.add(fix);
-    return { ...(await sosLoop(target, live, fixOf(i), LOOP_TIMEOUT_MS)), firstFix };
+  return {
+    target,
+    plan,
+    lives,
+    floors,
+    durableFloors,
+    sosOne: async (live, i) => {
+      const fix = i % fixes.length;
+      const firstFix = !usedFixes.has(fix);
+      usedFixes.add(fix);
+      return { ...(await sosLoop(target, live, fixOf(i), LOOP_TIMEOUT_MS)), firstFix };
+    },
+    floorOne: (f, i) => floorLoop(target, f, fixOf(i), LOOP_TIMEOUT_MS),
+    durableFloorOne: (f, i) => floorLoop(target, f, fixOf(i), LOOP_TIMEOUT_MS, true),
+    cancel: (some) =>
+      pool(some, 32, (live) =>
+        cancelSos(target, live).catch((err: Error) => void (errors.length < 10 && errors.push(err.message))),
+      ),
   };
-  const firstFixMs: number[] = [];
-  const laterFixMs: number[] = [];
-  // Back to `active` for the next loop: between rounds, so no round carries extra requests.
-  const cancel = (some: readonly LiveSession[]) =>
-    pool(some, 32, (live) =>
-      cancelSos(target, live).catch((err: Error) => void (errors.length < 10 && errors.push(err.message))),
-    );
-  const floorOne = (f: FloorSession, i: number) => floorLoop(target, f, fixOf(i), LOOP_TIMEOUT_MS);
-  const durableFloorOne = (f: FloorSession, i: number) =>
-    floorLoop(target, f, fixOf(i), LOOP_TIMEOUT_MS, true);
-  const durableFloor: number[] = [];
-  let durableFloorFailed = 0;
-  try {
-    let idleCount = 0;
-    const idleTrivial = await trivialRtts(target, () => ++idleCount > 50, 5);
-    // Alone: one loop at a time, alternating kinds (a different session each time).
-    const solo: number[] = [];
-    const soloFloor: number[] = [];
-    const soloLoops = Math.min(plan.soloLoops, lives.length);
-    for (let i = 0; i < soloLoops; i++) {
-      const f = await floorOne(floors[i] as FloorSession, i);
-      if (f.ok) soloFloor.push(f.ms);
-      else floorFailed++;
-      const s = await sosOne(lives[i] as LiveSession, i);
-      if (s.ok) solo.push(s.ms);
-      else failed++;
-      await cancel([lives[i] as LiveSession]);
-    }
-    // The same sessions again, alone: each fix's second loop.
-    const soloAgain: number[] = [];
-    for (let i = 0; i < soloLoops; i++) {
-      const s = await sosOne(lives[i] as LiveSession, i);
-      if (s.ok) soloAgain.push(s.ms);
-      else failed++;
-      await cancel([lives[i] as LiveSession]);
-    }
-    log(`  e2e: ${solo.length} SOS loops (and each again) and ${soloFloor.length} floor loops alone done`);
-    // Concurrent: each round goes over every session once, in slices that alternate floor, durable
-    // floor and SOS (a slice of the sessions, its triggers spread over its share of the window, with
-    // its own seeded trigger times: the same rate of loops), so every kind sees the same moments of
-    // this shared machine.
-    const slices = Math.max(1, Math.min(plan.slices, lives.length));
-    const size = Math.ceil(lives.length / slices);
-    const window = plan.spreadMs / slices;
-    for (let r = 0; r < plan.rounds; r++) {
-      for (let k = 0; k < slices; k++) {
-        // Slice k of one kind's pairs, its triggers at seeded offsets within the slice's window.
-        const sliceRound = <P, O extends LoopOutcome>(
-          pairs: readonly P[],
-          loop: (pair: P, i: number) => Promise<O>,
-        ): Promise<RoundOut<O>> => {
-          const some = pairs.slice(k * size, (k + 1) * size);
-          const offsets = some.map(() => random() * window);
-          return round_(
-            target,
-            some,
-            (i) => offsets[i] ?? 0,
-            (p, i) => loop(p, k * size + i),
-            errors,
-          );
-        };
-        const f = await sliceRound(floors, floorOne);
-        floor.push(...f.ms);
-        floorTrivial.push(...f.trivial);
-        floorFailed += f.failed;
-        const d = await sliceRound(durableFloors, durableFloorOne);
-        durableFloor.push(...d.ms);
-        durableFloorFailed += d.failed;
-        const s = await sliceRound(lives, sosOne);
-        await cancel(lives.slice(k * size, (k + 1) * size));
-        sos.push(...s.ms);
-        for (const o of s.ok) (o.firstFix ? firstFixMs : laterFixMs).push(o.ms);
-        trivial.push(...s.trivial);
-        failed += s.failed;
-      }
-      log(`  e2e: round ${r + 1}/${plan.rounds} done (${slices} slices, floor, durable floor, SOS)`);
-    }
-    const burst: number[] = [];
-    const burstFloor: number[] = [];
-    for (let r = 0; r < plan.burstRounds; r++) {
-      const f = await round_(target, floors, () => 0, floorOne, errors);
-      burstFloor.push(...f.ms);
-      floorFailed += f.failed;
-      const s = await round_(target, lives, () => 0, sosOne, errors);
-      await cancel(lives);
-      burst.push(...s.ms);
-      failed += s.failed;
-      log(`  e2e: burst round ${r + 1}/${plan.burstRounds} done`);
-    }
-    const lost = await lostMessages(lives);
-    const floorLost = await lostMessages(floors, 1_000);
-    const durableFloorLost = await lostMessages(durableFloors, 1_000);
-    const p = percentiles(sos, [50, 95, 99]);
-    const fp = percentiles(floor, [50, 95, 99]);
-    const t = percentiles(trivial, [50, 99]);
-    const pick = (v: number[], q: 50 | 99) => round(percentiles(v, [q])[q], 1);
-    return {
-      result: {
-        sessions: lives.length,
-        // Two decimals for the p50s the goals divide (by the floor's, by the GET's, which has two):
-        // a verdict near its bound is not decided by rounding.
-        sos_loop_ms_p50: round(p[50], 2),
-        sos_loop_ms_p95: round(p[95], 1),
-        sos_loop_ms_p99: round(p[99], 1),
-        floor_ms_p50: round(fp[50], 2),
-        floor_ms_p99: round(fp[99], 1),
-        trivial_rtt_ms_p50: round(t[50], 2),
-        lost_messages: lost,
-      },
-      detail: {
-        loops: sos.length,
-        floor_loops: floor.length,
-        failed,
-        floor_failed: floorFailed,
-        errors,
-        sos_per_s: round((plan.sessions / plan.spreadMs) * 1000, 1),
-        trivial_samples: trivial.length,
-        trivial_rtt_ms_p99: round(t[99], 2),
-        floor_round_trivial_rtt_ms_p50: round(percentiles(floorTrivial, [50])[50], 2),
-        floor_ms_p95: round(fp[95], 1),
-        floor_lost_messages: floorLost,
-        burst_ms_p50: pick(burst, 50),
-        burst_ms_p99: pick(burst, 99),
-        burst_floor_ms_p50: pick(burstFloor, 50),
-        burst_floor_ms_p99: pick(burstFloor, 99),
-        solo_ms_p50: pick(solo, 50),
-        solo_ms_p99: pick(solo, 99),
-        solo_floor_ms_p50: pick(soloFloor, 50),
-        solo_floor_ms_p99: pick(soloFloor, 99),
-        idle_trivial_rtt_ms_p50: round(percentiles(idleTrivial, [50])[50], 2),
-        first_fix_loops: firstFixMs.length,
-        first_fix_ms_p50: pick(firstFixMs, 50),
-        later_fix_loops: laterFixMs.length,
-        later_fix_ms_p50: pick(laterFixMs, 50),
-        solo_again_ms_p50: pick(soloAgain, 50),
-        durable_floor_loops: durableFloor.length,
-        durable_floor_failed: durableFloorFailed,
-        durable_floor_ms_p50: pick(durableFloor, 50),
-        durable_floor_ms_p99: pick(durableFloor, 99),
-        durable_floor_lost_messages: durableFloorLost,
-      },
-    };
-  } finally {
-    closeAll(lives);
-    closeAll(floors);
-    closeAll(durableFloors);
+}
+
+/** Alone: one loop at a time, alternating kinds (a different session each time); then each fix's second loop. */
+async function timeSolo(b: E2eBench, tally: E2eTally): Promise<void> {
+  const soloLoops = Math.min(b.plan.soloLoops, b.lives.length);
+  for (let i = 0; i < soloLoops; i++) {
+    const f = await b.floorOne(b.floors[i] as FloorSession, i);
+    if (f.ok) tally.soloFloor.push(f.ms);
+    else tally.floorFailed++;
+    const s = await b.sosOne(b.lives[i] as LiveSession, i);
+    if (s.ok) tally.solo.push(s.ms);
+    else tally.failed++;
+    await b.cancel([b.lives[i] as LiveSession]);
   }
+  for (let i = 0; i < soloLoops; i++) {
+    const s = await b.sosOne(b.lives[i] as LiveSession, i);
+    if (s.ok) tally.soloAgain.push(s.ms);
+    else tally.failed++;
+    await b.cancel([b.lives[i] as LiveSession]);
+  }
+}
+
+/**
+ * Concurrent: each round goes over every session once, in slices that alternate floor, durable floor
+ * and SOS (a slice of the sessions, its triggers spread over its share of the window, with its own
+ * seeded trigger times: the same rate of loops), so every kind sees the same moments of this shared machine.
+ */
+async function timeConcurrentRounds(
+  b: E2eBench,
+  tally: E2eTally,
+  log: (line: string) => void,
+): Promise<void> {
+  const random = seededRandom(b.plan.seed);
+  const slices = Math.max(1, Math.min(b.plan.slices, b.lives.length));
+  const size = Math.ceil(b.lives.length / slices);
+  const window = b.plan.spreadMs / slices;
+  for (let r = 0; r < b.plan.rounds; r++) {
+    for (let k = 0; k < slices; k++) {
+      // Slice k of one kind's pairs, its triggers at seeded offsets within the slice's window.
+      const sliceRound = <P, O extends LoopOutcome>(
+        pairs: readonly P[],
+        loop: (pair: P, i: number) => Promise<O>,
+      ): Promise<RoundOut<O>> => {
+        const some = pairs.slice(k * size, (k + 1) * size);
+        const offsets = some.map(() => random() * window);
+        return round_(
+          b.target,
+          some,
+          (i) => offsets[i] ?? 0,
+          (p, i) => loop(p, k * size + i),
+          tally.errors,
+        );
+      };
+      const f = await sliceRound(b.floors, b.floorOne);
+      tally.floor.push(...f.ms);
+      tally.floorTrivial.push(...f.trivial);
+      tally.floorFailed += f.failed;
+      const d = await sliceRound(b.durableFloors, b.durableFloorOne);
+      tally.durableFloor.push(...d.ms);
+      tally.durableFloorFailed += d.failed;
+      const s = await sliceRound(b.lives, b.sosOne);
+      await b.cancel(b.lives.slice(k * size, (k + 1) * size));
+      tally.sos.push(...s.ms);
+      for (const o of s.ok) (o.firstFix ? tally.firstFixMs : tally.laterFixMs).push(o.ms);
+      tally.trivial.push(...s.trivial);
+      tally.failed += s.failed;
+    }
+    log(`  e2e: round ${r + 1}/${b.plan.rounds} done (${slices} slices, floor, durable floor, SOS)`);
+  }
+}
+
+/** Every trigger of a round at the same instant, floor then SOS. */
+async function timeBursts(b: E2eBench, tally: E2eTally, log: (line: string) => void): Promise<void> {
+  for (let r = 0; r < b.plan.burstRounds; r++) {
+    const f = await round_(b.target, b.floors, () => 0, b.floorOne, tally.errors);
+    tally.burstFloor.push(...f.ms);
+    tally.floorFailed += f.failed;
+    const s = await round_(b.target, b.lives, () => 0, b.sosOne, tally.errors);
+    await b.cancel(b.lives);
+    tally.burst.push(...s.ms);
+    tally.failed += s.failed;
+    log(`  e2e: burst round ${r + 1}/${b.plan.burstRounds} done`);
+  }
+}
+
+function e2eResult(b: E2eBench, tally: E2eTally, lost: number): E2eResult {
+  const p = percentiles(tally.sos, [50, 95, 99]);
+  const fp = percentiles(tally.floor, [50, 95, 99]);
+  const t = percentiles(tally.trivial, [50, 99]);
+  return {
+    sessions: b.lives.length,
+    // Two decimals for the p50s the goals divide (by the floor's, by the GET's, which has two):
+    // a verdict near its bound is not decided by rounding.
+    sos_loop_ms_p50: round(p[50], 2),
+    sos_loop_ms_p95: round(p[95], 1),
+    sos_loop_ms_p99: round(p[99], 1),
+    floor_ms_p50: round(fp[50], 2),
+    floor_ms_p99: round(fp[99], 1),
+    trivial_rtt_ms_p50: round(t[50], 2),
+    lost_messages: lost,
+  };
+}
+
+function e2eDetail(plan: E2ePlan, tally: E2eTally, lost: { floor: number; durableFloor: number }): E2eDetail {
+  const pick = (v: number[], q: 50 | 99) => round(percentiles(v, [q])[q], 1);
+  return {
+    loops: tally.sos.length,
+    floor_loops: tally.floor.length,
+    failed: tally.failed,
+    floor_failed: tally.floorFailed,
+    errors: tally.errors,
+    sos_per_s: round((plan.sessions / plan.spreadMs) * 1000, 1),
+    trivial_samples: tally.trivial.length,
+    trivial_rtt_ms_p99: round(percentiles(tally.trivial, [99])[99], 2),
+    floor_round_trivial_rtt_ms_p50: round(percentiles(tally.floorTrivial, [50])[50], 2),
+    floor_ms_p95: round(percentiles(tally.floor, [95])[95], 1),
+    floor_lost_messages: lost.floor,
+    burst_ms_p50: pick(tally.burst, 50),
+    burst_ms_p99: pick(tally.burst, 99),
+    burst_floor_ms_p50: pick(tally.burstFloor, 50),
+    burst_floor_ms_p99: pick(tally.burstFloor, 99),
+    solo_ms_p50: pick(tally.solo, 50),
+    solo_ms_p99: pick(tally.solo, 99),
+    solo_floor_ms_p50: pick(tally.soloFloor, 50),
+    solo_floor_ms_p99: pick(tally.soloFloor, 99),
+    idle_trivial_rtt_ms_p50: round(percentiles(tally.idleTrivial, [50])[50], 2),
+    first_fix_loops: tally.firstFixMs.length,
+    first_fix_ms_p50: pick(tally.firstFixMs, 50),
+    later_fix_loops: tally.laterFixMs.length,
+    later_fix_ms_p50: pick(tally.laterFixMs, 50),
+    solo_again_ms_p50: pick(tally.soloAgain, 50),
+    durable_floor_loops: tally.durableFloor.length,
+    durable_floor_failed: tally.durableFloorFailed,
+    durable_floor_ms_p50: pick(tally.durableFloor, 50),
+    durable_floor_ms_p99: pick(tally.durableFloor, 99),
+    durable_floor_lost_messages: lost.durableFloor,
+  };
 }

@@ -24,123 +24,135 @@ function lookupOf(r: BenchResults, d: DatasetName): LookupRow | undefined {
   return r.lookup.find((l) => l.dataset === d);
 }
 
-export function checkGoals(r: BenchResults): GoalCheck[] {
-  const out: GoalCheck[] = [];
-  const goal = (id: string, text: string, met: boolean | null, figure: string) =>
-    out.push({ id, goal: text, met, figure });
-  const unmeasured = (id: string, text: string, why: string) => goal(id, text, null, `not measured: ${why}`);
+const decided = (id: string, goal: string, met: boolean, figure: string): GoalCheck => ({
+  id,
+  goal,
+  met,
+  figure,
+});
+const unmeasured = (id: string, goal: string, why: string): GoalCheck => ({
+  id,
+  goal,
+  met: null,
+  figure: `not measured: ${why}`,
+});
 
+/** Every goal, in the README's order: the lookup's speed, the SOS loop, the load and sizes, the reads and the index. */
+export function checkGoals(r: BenchResults): GoalCheck[] {
+  return [...speedGoals(r), ...loopGoals(r), ...loadAndSdkGoals(r), ...coldAndIndexGoals(r)];
+}
+
+/** Hot lookups against each contender: brute force, geokdbush, PostGIS. */
+function speedGoals(r: BenchResults): GoalCheck[] {
   const fcc = lookupOf(r, "fcc");
   const big = lookupOf(r, "synthetic-1m");
   const pgFcc = postgisRows(r).find((p) => p.dataset === "fcc");
   const pgWhy = "postgis_skipped" in r ? `PostGIS skipped (${r.postgis_skipped})` : "no PostGIS row for fcc";
-
+  const out: GoalCheck[] = [];
   {
     const text = "FCC: ≥ 20× faster than brute force (hot p50)";
-    if (!fcc) unmeasured("fcc-brute", text, "no fcc lookup row");
+    if (!fcc) out.push(unmeasured("fcc-brute", text, "no fcc lookup row"));
     else {
       const s = fcc.brute_us_p50 / fcc.ours_us_p50;
-      goal(
-        "fcc-brute",
-        text,
-        s >= 20,
-        `${times(s)}: ${fmt(fcc.ours_us_p50, 2)} µs vs ${fmt(fcc.brute_us_p50)} µs`,
-      );
+      const figure = `${times(s)}: ${fmt(fcc.ours_us_p50, 2)} µs vs ${fmt(fcc.brute_us_p50)} µs`;
+      out.push(decided("fcc-brute", text, s >= 20, figure));
     }
   }
   {
     const text = "FCC: within 2× geokdbush, hot, timed alike (p50)";
-    if (!fcc) unmeasured("fcc-geokdbush", text, "no fcc lookup row");
-    else
-      goal(
-        "fcc-geokdbush",
-        text,
-        fcc.ours_us_p50 <= 2 * fcc.geokdbush_us_p50,
-        `${fmt(fcc.ours_us_p50, 2)} µs vs ${fmt(fcc.geokdbush_us_p50, 2)} µs (${times(fcc.ours_us_p50 / fcc.geokdbush_us_p50)})`,
-      );
+    if (!fcc) out.push(unmeasured("fcc-geokdbush", text, "no fcc lookup row"));
+    else {
+      const figure = `${fmt(fcc.ours_us_p50, 2)} µs vs ${fmt(fcc.geokdbush_us_p50, 2)} µs (${times(fcc.ours_us_p50 / fcc.geokdbush_us_p50)})`;
+      out.push(decided("fcc-geokdbush", text, fcc.ours_us_p50 <= 2 * fcc.geokdbush_us_p50, figure));
+    }
   }
   {
     const text = "FCC: ≥ 10× faster than PostGIS's own ranking in SQL (in-server p50)";
-    if (!fcc) unmeasured("fcc-postgis", text, "no fcc lookup row");
-    else if (!pgFcc) unmeasured("fcc-postgis", text, pgWhy);
+    if (!fcc) out.push(unmeasured("fcc-postgis", text, "no fcc lookup row"));
+    else if (!pgFcc) out.push(unmeasured("fcc-postgis", text, pgWhy));
     else {
       const s = pgFcc.ranked_us_p50 / fcc.ours_us_p50;
-      goal(
-        "fcc-postgis",
-        text,
-        s >= 10,
-        `${times(s)}: ${fmt(fcc.ours_us_p50, 2)} µs vs ${fmt(pgFcc.ranked_us_p50)} µs`,
-      );
+      const figure = `${times(s)}: ${fmt(fcc.ours_us_p50, 2)} µs vs ${fmt(pgFcc.ranked_us_p50)} µs`;
+      out.push(decided("fcc-postgis", text, s >= 10, figure));
     }
   }
   {
     const text = "1M: ≥ 500× faster than brute force (hot p50)";
-    if (!big) unmeasured("1m-brute", text, "no synthetic-1m lookup row");
+    if (!big) out.push(unmeasured("1m-brute", text, "no synthetic-1m lookup row"));
     else {
       const s = big.brute_us_p50 / big.ours_us_p50;
-      goal(
-        "1m-brute",
-        text,
-        s >= 500,
-        `${times(s)}: ${fmt(big.ours_us_p50, 2)} µs vs ${fmt(big.brute_us_p50, 0)} µs`,
-      );
+      const figure = `${times(s)}: ${fmt(big.ours_us_p50, 2)} µs vs ${fmt(big.brute_us_p50, 0)} µs`;
+      out.push(decided("1m-brute", text, s >= 500, figure));
     }
   }
+  return out;
+}
 
+/** The SOS loop against its floor and a trivial GET, at 100 concurrent sessions. */
+function loopGoals(r: BenchResults): GoalCheck[] {
   const e = r.e2e;
   const at = `at ${fmt(e.sessions, 0)} concurrent sessions`;
-  goal(
-    "loop-p50",
-    "SOS loop p50 ≤ 1.5× its floor's p50, at 100 concurrent sessions",
-    e.sessions >= 100 && e.sos_loop_ms_p50 <= 1.5 * e.floor_ms_p50,
-    `${fmt(e.sos_loop_ms_p50)} ms vs floor ${fmt(e.floor_ms_p50)} ms (${times(e.sos_loop_ms_p50 / e.floor_ms_p50)}) ${at}`,
-  );
-  goal(
-    "loop-p99",
-    "SOS loop p99 ≤ 2× its floor's p99, at 100 concurrent sessions",
-    e.sessions >= 100 && e.sos_loop_ms_p99 <= 2 * e.floor_ms_p99,
-    `${fmt(e.sos_loop_ms_p99)} ms vs floor ${fmt(e.floor_ms_p99)} ms (${times(e.sos_loop_ms_p99 / e.floor_ms_p99)}) ${at}`,
-  );
-  goal(
-    "loop-lost",
-    "SOS loop at 100 concurrent sessions: nothing lost",
-    e.sessions >= 100 && e.lost_messages === 0,
-    `${fmt(e.lost_messages, 0)} lost ${at}`,
-  );
-  goal(
-    "loop-vs-get",
-    "One SOS loop seen from an outside client ≤ 3× a trivial GET (p50, same server, same time)",
-    e.sos_loop_ms_p50 <= 3 * e.trivial_rtt_ms_p50,
-    `${fmt(e.sos_loop_ms_p50, 2)} ms vs ${fmt(e.trivial_rtt_ms_p50, 2)} ms (${times(e.sos_loop_ms_p50 / e.trivial_rtt_ms_p50)})`,
-  );
+  return [
+    decided(
+      "loop-p50",
+      "SOS loop p50 ≤ 1.5× its floor's p50, at 100 concurrent sessions",
+      e.sessions >= 100 && e.sos_loop_ms_p50 <= 1.5 * e.floor_ms_p50,
+      `${fmt(e.sos_loop_ms_p50)} ms vs floor ${fmt(e.floor_ms_p50)} ms (${times(e.sos_loop_ms_p50 / e.floor_ms_p50)}) ${at}`,
+    ),
+    decided(
+      "loop-p99",
+      "SOS loop p99 ≤ 2× its floor's p99, at 100 concurrent sessions",
+      e.sessions >= 100 && e.sos_loop_ms_p99 <= 2 * e.floor_ms_p99,
+      `${fmt(e.sos_loop_ms_p99)} ms vs floor ${fmt(e.floor_ms_p99)} ms (${times(e.sos_loop_ms_p99 / e.floor_ms_p99)}) ${at}`,
+    ),
+    decided(
+      "loop-lost",
+      "SOS loop at 100 concurrent sessions: nothing lost",
+      e.sessions >= 100 && e.lost_messages === 0,
+      `${fmt(e.lost_messages, 0)} lost ${at}`,
+    ),
+    decided(
+      "loop-vs-get",
+      "One SOS loop seen from an outside client ≤ 3× a trivial GET (p50, same server, same time)",
+      e.sos_loop_ms_p50 <= 3 * e.trivial_rtt_ms_p50,
+      `${fmt(e.sos_loop_ms_p50, 2)} ms vs ${fmt(e.trivial_rtt_ms_p50, 2)} ms (${times(e.sos_loop_ms_p50 / e.trivial_rtt_ms_p50)})`,
+    ),
+  ];
+}
+
+/** 1,000 sessions under an SOS storm, and the SDKs' size. */
+function loadAndSdkGoals(r: BenchResults): GoalCheck[] {
   const l = r.load;
-  goal(
-    "load-1000",
-    "1,000 sessions with both sockets, SOS on all: nothing lost",
+  const loadMet =
     l.sessions >= 1000 &&
-      l.sockets === 2 * l.sessions &&
-      l.lost_messages === 0 &&
-      l.sos_delivered === 2 * l.sessions,
-    `${fmt(l.sessions, 0)} sessions, ${fmt(l.sos_delivered, 0)} of ${fmt(2 * l.sessions, 0)} psap_results, ${fmt(l.lost_messages, 0)} lost`,
-  );
-  goal(
-    "sdk-size",
-    "Both SDKs ≤ 4 KB minified and gzipped",
-    r.sdk.patient_min_gz_bytes <= SDK_BUDGET_BYTES && r.sdk.counselor_min_gz_bytes <= SDK_BUDGET_BYTES,
-    `patient ${fmt(r.sdk.patient_min_gz_bytes, 0)} B, counselor ${fmt(r.sdk.counselor_min_gz_bytes, 0)} B`,
-  );
-  {
-    const text = "At most 2 KV reads per lookup (cold, p99)";
-    if (r.lookup.length === 0) unmeasured("kv-reads", text, "no lookup rows");
-    else {
-      const worst = Math.max(...r.lookup.map((x) => x.kv_reads_p99));
-      goal(
-        "kv-reads",
-        text,
-        worst <= 2,
-        r.lookup.map((x) => `${x.dataset} ${fmt(x.kv_reads_p99, 0)}`).join(", "),
-      );
-    }
+    l.sockets === 2 * l.sessions &&
+    l.lost_messages === 0 &&
+    l.sos_delivered === 2 * l.sessions;
+  return [
+    decided(
+      "load-1000",
+      "1,000 sessions with both sockets, SOS on all: nothing lost",
+      loadMet,
+      `${fmt(l.sessions, 0)} sessions, ${fmt(l.sos_delivered, 0)} of ${fmt(2 * l.sessions, 0)} psap_results, ${fmt(l.lost_messages, 0)} lost`,
+    ),
+    decided(
+      "sdk-size",
+      "Both SDKs ≤ 4 KB minified and gzipped",
+      r.sdk.patient_min_gz_bytes <= SDK_BUDGET_BYTES && r.sdk.counselor_min_gz_bytes <= SDK_BUDGET_BYTES,
+      `patient ${fmt(r.sdk.patient_min_gz_bytes, 0)} B, counselor ${fmt(r.sdk.counselor_min_gz_bytes, 0)} B`,
+    ),
+  ];
+}
+
+/** Cold lookups (KV reads, CPU) and the 1M index's size. */
+function coldAndIndexGoals(r: BenchResults): GoalCheck[] {
+  const out: GoalCheck[] = [];
+  const readsText = "At most 2 KV reads per lookup (cold, p99)";
+  if (r.lookup.length === 0) out.push(unmeasured("kv-reads", readsText, "no lookup rows"));
+  else {
+    const worst = Math.max(...r.lookup.map((x) => x.kv_reads_p99));
+    const figure = r.lookup.map((x) => `${x.dataset} ${fmt(x.kv_reads_p99, 0)}`).join(", ");
+    out.push(decided("kv-reads", readsText, worst <= 2, figure));
   }
   for (const [id, d, limitUs] of [
     ["fcc-cold", "fcc", 1000],
@@ -148,19 +160,17 @@ export function checkGoals(r: BenchResults): GoalCheck[] {
   ] as const) {
     const text = `${d === "fcc" ? "FCC" : "1M"}: cold CPU p99 ≤ ${limitUs / 1000} ms`;
     const row = lookupOf(r, d);
-    if (!row) unmeasured(id, text, `no ${d} lookup row`);
-    else goal(id, text, row.cold_cpu_us_p99 <= limitUs, `${fmt(row.cold_cpu_us_p99 / 1000, 2)} ms`);
-  }
-  {
-    const text = "1M: index ≤ 600 MB in KV, no entry over 2 MB";
-    if (!big) unmeasured("1m-size", text, "no synthetic-1m lookup row");
+    if (!row) out.push(unmeasured(id, text, `no ${d} lookup row`));
     else
-      goal(
-        "1m-size",
-        text,
-        big.index_bytes <= INDEX_BUDGET_BYTES && big.largest_bucket_bytes <= ENTRY_BUDGET_BYTES,
-        `${fmt(big.index_bytes / 1e6, 0)} MB, largest entry ${fmt(big.largest_bucket_bytes / 1e6, 2)} MB`,
-      );
+      out.push(decided(id, text, row.cold_cpu_us_p99 <= limitUs, `${fmt(row.cold_cpu_us_p99 / 1000, 2)} ms`));
+  }
+  const big = lookupOf(r, "synthetic-1m");
+  const sizeText = "1M: index ≤ 600 MB in KV, no entry over 2 MB";
+  if (!big) out.push(unmeasured("1m-size", sizeText, "no synthetic-1m lookup row"));
+  else {
+    const met = big.index_bytes <= INDEX_BUDGET_BYTES && big.largest_bucket_bytes <= ENTRY_BUDGET_BYTES;
+    const figure = `${fmt(big.index_bytes / 1e6, 0)} MB, largest entry ${fmt(big.largest_bucket_bytes / 1e6, 2)} MB`;
+    out.push(decided("1m-size", sizeText, met, figure));
   }
   return out;
 }

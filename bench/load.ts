@@ -9,6 +9,7 @@ import {
   connect,
   createPlatforms,
   createSessions,
+  type LiveSession,
   lostMessages,
   pool,
   sosLoop,
@@ -71,6 +72,39 @@ export async function benchLoad(
   log: (line: string) => void = () => {},
 ): Promise<{ result: LoadResult; detail: LoadDetail }> {
   const beforeLoad = await memoryOf(pids);
+  const { lives, connectS } = await openSessions(target, plan, log);
+  // Let the objects settle (hibernation, GC) before reading memory with every socket open.
+  await new Promise((r) => setTimeout(r, 2_000));
+  const withSessions = await memoryOf(pids);
+  const peak = peakSampler(pids, withSessions);
+  try {
+    const storm = await sosStorm(target, lives, plan);
+    const lost = await lostMessages(lives, 5_000);
+    const stormPeak = await peak.stop();
+    const delivered = lives.reduce(
+      (n, l) => n + l.patient.count("psap_results") + l.counselor.count("psap_results"),
+      0,
+    );
+    log(`  load: storm over in ${storm.seconds.toFixed(1)} s`);
+    const memory = { idle, beforeLoad, withSessions, stormPeak };
+    return {
+      result: {
+        sessions: lives.length,
+        sockets: lives.length * 2,
+        sos_delivered: delivered,
+        lost_messages: lost,
+        sessions_workerd_rss_mb: round(withSessions.runtime_mb, 0),
+      },
+      detail: loadDetail(lives, storm, memory, { pids, connectS }),
+    };
+  } finally {
+    await peak.stop();
+    closeAll(lives);
+  }
+}
+
+/** The sessions, each with both sockets open. */
+async function openSessions(target: Target, plan: LoadPlan, log: (line: string) => void) {
   // 600 requests a minute per API key: 200 sessions per platform keeps creation unthrottled.
   const platforms = await createPlatforms(target, Math.max(1, Math.ceil(plan.sessions / 200)));
   const sessions = await createSessions(target, platforms, plan.sessions, 24);
@@ -79,10 +113,12 @@ export async function benchLoad(
   const lives = await pool(sessions, 50, (s) => connect(target, s));
   const connectS = (performance.now() - t0) / 1000;
   log(`  load: ${lives.length * 2} sockets open in ${connectS.toFixed(1)} s`);
-  // Let the objects settle (hibernation, GC) before reading memory with every socket open.
-  await new Promise((r) => setTimeout(r, 2_000));
-  const withSessions = await memoryOf(pids);
-  const peak = { ...withSessions };
+  return { lives, connectS };
+}
+
+/** Reads the workerds' memory every 250 ms from now until `stop`, which gives the peak (from `start` up). */
+function peakSampler(pids: Workerds, start: MemorySample): { stop: () => Promise<MemorySample> } {
+  const peak = { ...start };
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
@@ -92,70 +128,75 @@ export async function benchLoad(
       await new Promise((r) => setTimeout(r, 250));
     }
   })();
+  return {
+    stop: async () => {
+      sampling = false;
+      await sampler;
+      return peak;
+    },
+  };
+}
+
+/** An SOS on every session at once, each loop until both sockets have its PSAPs. */
+async function sosStorm(target: Target, lives: LiveSession[], plan: LoadPlan) {
   const fixes = queryPoints(plan.sessions, plan.seed, 0);
-  try {
-    const started = performance.now();
-    const outcomes = await Promise.all(
-      lives.map((live, i) =>
-        sosLoop(
-          target,
-          live,
-          fixes[i] ?? { latitude: 41.88, longitude: -87.63, accuracy: 20 },
-          STORM_TIMEOUT_MS,
-        ),
+  const started = performance.now();
+  const outcomes = await Promise.all(
+    lives.map((live, i) =>
+      sosLoop(
+        target,
+        live,
+        fixes[i] ?? { latitude: 41.88, longitude: -87.63, accuracy: 20 },
+        STORM_TIMEOUT_MS,
       ),
-    );
-    const stormS = (performance.now() - started) / 1000;
-    const lost = await lostMessages(lives, 5_000);
-    sampling = false;
-    await sampler;
-    const delivered = lives.reduce(
-      (n, l) => n + l.patient.count("psap_results") + l.counselor.count("psap_results"),
-      0,
-    );
-    const ok = outcomes.filter((o) => o.ok);
-    const late = outcomes.filter(
-      (o, i) =>
-        !o.ok &&
-        o.error?.includes(" 503 ") === true &&
-        lives[i]?.patient.count("psap_results") === 1 &&
-        lives[i]?.counselor.count("psap_results") === 1,
-    ).length;
-    const p = percentiles(
-      ok.map((o) => o.ms),
-      [50, 99],
-    );
-    log(`  load: storm over in ${stormS.toFixed(1)} s`);
-    return {
-      result: {
-        sessions: lives.length,
-        sockets: lives.length * 2,
-        sos_delivered: delivered,
-        lost_messages: lost,
-        sessions_workerd_rss_mb: round(withSessions.runtime_mb, 0),
-      },
-      detail: {
-        storm_s: round(stormS, 2),
-        loops_ok: ok.length,
-        loops_late: late,
-        loop_ms_p50: round(p[50], 1),
-        loop_ms_p99: round(p[99], 1),
-        connect_s: round(connectS, 1),
-        runtime_pid: pids.runtime,
-        proxy_pid: pids.proxy,
-        idle,
-        before_load: beforeLoad,
-        with_sessions: withSessions,
-        storm_peak: peak,
-        runtime_mb_per_session: round(
-          (withSessions.runtime_mb - beforeLoad.runtime_mb) / Math.max(1, lives.length),
-          3,
-        ),
-        errors: [...new Set(outcomes.filter((o) => !o.ok).map((o) => o.error ?? "failed"))].slice(0, 10),
-      },
-    };
-  } finally {
-    sampling = false;
-    closeAll(lives);
-  }
+    ),
+  );
+  return { outcomes, seconds: (performance.now() - started) / 1000 };
+}
+
+function loadDetail(
+  lives: LiveSession[],
+  storm: Awaited<ReturnType<typeof sosStorm>>,
+  memory: {
+    idle: MemorySample;
+    beforeLoad: MemorySample;
+    withSessions: MemorySample;
+    stormPeak: MemorySample;
+  },
+  run: { pids: Workerds; connectS: number },
+): LoadDetail {
+  const { outcomes } = storm;
+  const ok = outcomes.filter((o) => o.ok);
+  // Answered 503 when the lookup passed its bound, its PSAPs delivered to both sockets later all the same.
+  const late = outcomes.filter(
+    (o, i) =>
+      !o.ok &&
+      o.error?.includes(" 503 ") === true &&
+      lives[i]?.patient.count("psap_results") === 1 &&
+      lives[i]?.counselor.count("psap_results") === 1,
+  ).length;
+  const p = percentiles(
+    ok.map((o) => o.ms),
+    [50, 99],
+  );
+  const { withSessions, beforeLoad } = memory;
+  return {
+    storm_s: round(storm.seconds, 2),
+    loops_ok: ok.length,
+    loops_late: late,
+    loop_ms_p50: round(p[50], 1),
+    loop_ms_p99: round(p[99], 1),
+    connect_s: round(run.connectS, 1),
+    runtime_pid: run.pids.runtime,
+    proxy_pid: run.pids.proxy,
+    idle: memory.idle,
+    before_load: beforeLoad,
+    with_sessions: withSessions,
+    storm_peak: memory.stormPeak,
+    runtime_mb_per_session: round(
+      (withSessions.runtime_mb - beforeLoad.runtime_mb) / Math.max(1, lives.length),
+      3,
+    ),
+    errors: [...new Set(outcomes.filter((o) => !o.ok).map((o) => o.error ?? "failed"))].slice(0, 10),
+  };
 }

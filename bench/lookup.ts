@@ -96,24 +96,44 @@ function p(values: readonly number[]): Record<50 | 99, number> {
   return percentiles(values, [50, 99]);
 }
 
+/** Mismatches found so far: listed (at most 20), never thrown; the run reports them and fails. */
+type Mismatches = { list: string[]; add(what: string): void };
+
+function mismatchList(): Mismatches {
+  const list: string[] = [];
+  return { list, add: (what) => void (list.length < 20 && list.push(what)) };
+}
+
 /** Runs one data set; a mismatch is listed (the run reports it and fails), never thrown. */
 export async function benchLookup(
   dataset: PsapDataset,
   plan: LookupPlan,
   log: (line: string) => void = () => {},
 ): Promise<{ row: LookupRow; detail: LookupDetail; kv: KvSample; points: QueryPoint[] }> {
-  const n = dataset.psaps.length;
   const points = queryPoints(plan.queries, plan.seed);
   const warmup = queryPoints(WARMUP, plan.seed + 7919);
   const bruteIdx = spread(points.length, plan.bruteQueries);
-  const brutePoints = bruteIdx.map((i) => points[i] as QueryPoint);
-  const mismatches: string[] = [];
-  const mismatch = (what: string) => {
-    if (mismatches.length < 20) mismatches.push(what);
-  };
+  const mismatches = mismatchList();
+  const built = buildTimed(dataset, plan.dataset, log);
+  const { ours, kd, kdBuildS } = await openContenders(dataset, built.index, points, warmup);
+  const hot = await timeHot(ours, kd, mismatches);
+  log(`  ${plan.dataset}: cold pass done; hot passes done in ${hot.slices} slices, contenders taking turns`);
+  const brute = await timeBruteForce(dataset, points, warmup, bruteIdx, {
+    coldAnswers: ours.ready.answers,
+    geoIds: hot.geoIds,
+    mismatches,
+  });
+  const kv = kvSampleOf(plan, built.index, spread(points.length, plan.kvSamples), ours.ready.readsOf);
+  const timed: Timed = { built, cold: ours.ready, hot, brute, bruteIdx, kdBuildS };
+  const row = lookupRow(plan, dataset.psaps.length, timed);
+  const detail = lookupDetail(plan, dataset.psaps.length, timed, { points, warmup, mismatches });
+  return { row, detail, kv, points };
+}
 
-  let t = now();
-  const index = buildOurIndex(dataset, `bench-${plan.dataset}`);
+/** Our index, built and timed, with its size on KV. */
+function buildTimed(dataset: PsapDataset, name: string, log: (line: string) => void) {
+  const t = now();
+  const index = buildOurIndex(dataset, `bench-${name}`);
   const buildS = (now() - t) / 1000;
   let indexBytes = 0;
   let largest = 0;
@@ -126,12 +146,22 @@ export async function benchLookup(
       largestKey = k;
     }
   }
-  log(`  ${plan.dataset}: index built in ${buildS.toFixed(1)} s, ${index.entries.size} KV entries`);
-  const reference = referenceLookup(dataset);
+  log(`  ${name}: index built in ${buildS.toFixed(1)} s, ${index.entries.size} KV entries`);
+  return { index, buildS, indexBytes, largest, largestKey };
+}
 
-  // Ours (index entries only) and geokdbush (coordinates only), each in an isolate of its own. Ours
-  // makes its cold pass as it opens; then both are timed hot slice by slice, taking turns (the first
-  // of each slice alternates), so neither meets a quieter or busier moment of the machine than the other.
+type Built = ReturnType<typeof buildTimed>;
+
+/**
+ * Ours (index entries only) and geokdbush (coordinates only), each in an isolate of its own. Ours makes
+ * its cold pass as it opens.
+ */
+async function openContenders(
+  dataset: PsapDataset,
+  index: Built["index"],
+  points: QueryPoint[],
+  warmup: QueryPoint[],
+) {
   const ours = await openIsolate({
     kind: "ours",
     entries: [...index.entries],
@@ -139,63 +169,83 @@ export async function benchLookup(
     warmup,
     cache: index.cache,
   });
-  t = now();
+  const t = now();
   const coordinates = new Float64Array(dataset.psaps.length * 2);
   dataset.psaps.forEach((q, i) => {
     coordinates[2 * i] = q.longitude;
     coordinates[2 * i + 1] = q.latitude;
   });
-  let kd: LookupIsolate<unknown>;
   try {
-    kd = await openIsolate({ kind: "geokdbush", coordinates, points, warmup });
+    const kd = await openIsolate({ kind: "geokdbush", coordinates, points, warmup });
+    return { ours, kd, kdBuildS: (now() - t) / 1000 };
   } catch (error) {
     await ours.close();
     throw error;
   }
-  const kdBuildS = (now() - t) / 1000;
-  const { cold, coldCpu, coldStore, reads, bytesRead, readsOf, answers: coldAnswers, chunks } = ours.ready;
-  const hot: number[] = [];
-  const hotByPoint = new Map<number, number>();
-  const geo: number[] = [];
-  const geoIds: number[][] = [];
-  const oursAfterLoad: number[] = [];
-  const geoAfterLoad: number[] = [];
+}
+
+type Ours = Awaited<ReturnType<typeof openContenders>>["ours"];
+
+/**
+ * Both timed hot slice by slice, taking turns (the first of each slice alternates), so neither meets a
+ * quieter or busier moment of the machine than the other. Closes both isolates.
+ */
+async function timeHot(ours: Ours, kd: LookupIsolate<unknown>, mismatches: Mismatches) {
+  const hot = { times: [] as number[], byPoint: new Map<number, number>(), afterLoad: [] as number[] };
+  const geo = { times: [] as number[], ids: [] as number[][], afterLoad: [] as number[] };
   let dropped = 0;
-  const slices = hotSlices(chunks, SLICE_POINTS);
+  const slices = hotSlices(ours.ready.chunks, SLICE_POINTS);
   try {
     for (const [k, slice] of slices.entries()) {
-      const turns = k % 2 === 0 ? [ours, kd] : [kd, ours];
-      for (const contender of turns) {
+      for (const contender of k % 2 === 0 ? [ours, kd] : [kd, ours]) {
         const timed = await contender.hot(slice);
         if (contender === ours) {
           dropped += timed.dropped;
           for (const [i, us] of timed.times) {
-            hot.push(us);
-            hotByPoint.set(i, us);
+            hot.times.push(us);
+            hot.byPoint.set(i, us);
           }
-          for (const [, us] of timed.afterLoad) oursAfterLoad.push(us);
-          for (const i of timed.differs) mismatch(`point ${i}: hot answer differs from cold`);
+          for (const [, us] of timed.afterLoad) hot.afterLoad.push(us);
+          for (const i of timed.differs) mismatches.add(`point ${i}: hot answer differs from cold`);
         } else {
-          for (const [, us] of timed.afterLoad) geoAfterLoad.push(us);
-          for (const [, us] of timed.times) geo.push(us);
-          for (const [i, ids] of timed.ids) geoIds[i] = ids;
+          for (const [, us] of timed.afterLoad) geo.afterLoad.push(us);
+          for (const [, us] of timed.times) geo.times.push(us);
+          for (const [i, ids] of timed.ids) geo.ids[i] = ids;
         }
       }
     }
   } finally {
     await Promise.all([ours.close(), kd.close()]);
   }
-  log(
-    `  ${plan.dataset}: cold pass done; hot passes done in ${slices.length} slices, contenders taking turns`,
-  );
+  return {
+    ...hot,
+    geo: geo.times,
+    geoIds: geo.ids,
+    geoAfterLoad: geo.afterLoad,
+    dropped,
+    slices: slices.length,
+  };
+}
 
-  // Brute force: the reference ranking over the whole set (the very answer ours must give), and
-  // the plain k-nearest scan; both checked against the others.
+/**
+ * Brute force: the reference ranking over the whole set (the very answer ours must give), and the plain
+ * k-nearest scan; both checked against the others.
+ */
+async function timeBruteForce(
+  dataset: PsapDataset,
+  points: QueryPoint[],
+  warmup: QueryPoint[],
+  bruteIdx: number[],
+  check: { coldAnswers: Ours["ready"]["answers"]; geoIds: number[][]; mismatches: Mismatches },
+) {
+  const reference = referenceLookup(dataset);
+  const brutePoints = bruteIdx.map((i) => points[i] as QueryPoint);
   for (const q of warmup.slice(0, 3)) reference(q);
   collect();
   const brute = await timeEach(brutePoints, reference, (j, expected) => {
     const i = bruteIdx[j] as number;
-    if (!isDeepStrictEqual(coldAnswers[i], expected)) mismatch(`point ${i}: ours differs from brute force`);
+    if (!isDeepStrictEqual(check.coldAnswers[i], expected))
+      check.mismatches.add(`point ${i}: ours differs from brute force`);
   });
   const plain = await timeEach(
     brutePoints,
@@ -203,12 +253,15 @@ export async function benchLookup(
     (j, nearestKm) => {
       const i = bruteIdx[j] as number;
       const q = points[i] as QueryPoint;
-      if (!sameDistances(distancesKm(dataset, q, geoIds[i] ?? []), nearestKm))
-        mismatch(`point ${i}: geokdbush differs from the plain distance scan`);
+      if (!sameDistances(distancesKm(dataset, q, check.geoIds[i] ?? []), nearestKm))
+        check.mismatches.add(`point ${i}: geokdbush differs from the plain distance scan`);
     },
   );
+  return { brute, plain };
+}
 
-  const kvIdx = spread(points.length, plan.kvSamples);
+/** The cold reads of the sampled points, with the values they read, to replay on a real local KV. */
+function kvSampleOf(plan: LookupPlan, index: Built["index"], kvIdx: number[], readsOf: KvRead[][]): KvSample {
   const kv: KvSample = {
     dataset: plan.dataset,
     points: kvIdx.map((i) => readsOf[i] ?? []),
@@ -218,21 +271,28 @@ export async function benchLookup(
     const v = index.entries.get(r.key);
     if (v !== undefined) kv.values.set(r.key, v);
   }
+  return kv;
+}
 
-  const [hotP, cpuP, readsP, geoP, bruteP, coldP, bytesP] = [
-    hot,
-    coldCpu,
-    reads,
-    geo,
-    brute,
-    cold,
-    bytesRead,
+/** Everything timed over one data set. */
+interface Timed {
+  built: Built;
+  cold: Ours["ready"];
+  hot: Awaited<ReturnType<typeof timeHot>>;
+  brute: Awaited<ReturnType<typeof timeBruteForce>>;
+  bruteIdx: number[];
+  kdBuildS: number;
+}
+
+function lookupRow(plan: LookupPlan, n: number, t: Timed): LookupRow {
+  const [hotP, cpuP, readsP, geoP, bruteP] = [
+    t.hot.times,
+    t.cold.coldCpu,
+    t.cold.reads,
+    t.hot.geo,
+    t.brute.brute,
   ].map(p) as [Record<50 | 99, number>, ...Record<50 | 99, number>[]];
-  const oursOnBrute = bruteIdx.flatMap((i) => {
-    const us = hotByPoint.get(i);
-    return us === undefined ? [] : [us];
-  });
-  const row: LookupRow = {
+  return {
     dataset: plan.dataset,
     n,
     ours_us_p50: round(hotP[50], 2),
@@ -245,37 +305,49 @@ export async function benchLookup(
     cold_kv_ms_p50: Number.NaN,
     kv_reads_p50: readsP?.[50] ?? Number.NaN,
     kv_reads_p99: readsP?.[99] ?? Number.NaN,
-    index_build_s: round(buildS, 2),
-    index_bytes: indexBytes,
-    largest_bucket_bytes: largest,
+    index_build_s: round(t.built.buildS, 2),
+    index_bytes: t.built.indexBytes,
+    largest_bucket_bytes: t.built.largest,
   };
-  const detail: LookupDetail = {
+}
+
+function lookupDetail(
+  plan: LookupPlan,
+  n: number,
+  t: Timed,
+  run: { points: QueryPoint[]; warmup: QueryPoint[]; mismatches: Mismatches },
+): LookupDetail {
+  const [geoP, bruteP, coldP, bytesP] = [t.hot.geo, t.brute.brute, t.cold.cold, t.cold.bytesRead].map(p);
+  const oursOnBrute = t.bruteIdx.flatMap((i) => {
+    const us = t.hot.byPoint.get(i);
+    return us === undefined ? [] : [us];
+  });
+  return {
     dataset: plan.dataset,
     n,
-    queries: points.length,
-    brute_queries: brutePoints.length,
-    warmup_queries: warmup.length,
-    hot_samples: hot.length,
-    hot_dropped: dropped,
-    hot_chunks: chunks.length,
-    hot_slices: slices.length,
-    ours_after_load_us_p50: round(p(oursAfterLoad)[50], 2),
-    ours_after_load_us_p99: round(p(oursAfterLoad)[99], 2),
-    geokdbush_after_load_us_p50: round(p(geoAfterLoad)[50], 2),
+    queries: run.points.length,
+    brute_queries: t.bruteIdx.length,
+    warmup_queries: run.warmup.length,
+    hot_samples: t.hot.times.length,
+    hot_dropped: t.hot.dropped,
+    hot_chunks: t.cold.chunks.length,
+    hot_slices: t.hot.slices,
+    ours_after_load_us_p50: round(p(t.hot.afterLoad)[50], 2),
+    ours_after_load_us_p99: round(p(t.hot.afterLoad)[99], 2),
+    geokdbush_after_load_us_p50: round(p(t.hot.geoAfterLoad)[50], 2),
     ours_on_brute_points_us_p50: round(p(oursOnBrute)[50], 2),
     cold_us_p50: round(coldP?.[50] ?? Number.NaN, 1),
     cold_us_p99: round(coldP?.[99] ?? Number.NaN, 1),
-    cold_store_us_p50: round(p(coldStore)[50], 1),
+    cold_store_us_p50: round(p(t.cold.coldStore)[50], 1),
     cold_bytes_read_p50: bytesP?.[50] ?? Number.NaN,
     cold_bytes_read_p99: bytesP?.[99] ?? Number.NaN,
     geokdbush_us_p99: round(geoP?.[99] ?? Number.NaN, 2),
-    geokdbush_build_s: round(kdBuildS, 2),
+    geokdbush_build_s: round(t.kdBuildS, 2),
     brute_us_p99: round(bruteP?.[99] ?? Number.NaN, 1),
-    plain_scan_us_p50: round(p(plain)[50], 1),
-    kv_entries: index.entries.size,
-    largest_entry_key: largestKey,
-    empty_answers: coldAnswers.filter((a) => a.length === 0).length,
-    mismatches,
+    plain_scan_us_p50: round(p(t.brute.plain)[50], 1),
+    kv_entries: t.built.index.entries.size,
+    largest_entry_key: t.built.largestKey,
+    empty_answers: t.cold.answers.filter((a) => a.length === 0).length,
+    mismatches: run.mismatches.list,
   };
-  return { row, detail, kv, points };
 }

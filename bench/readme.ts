@@ -225,6 +225,16 @@ function stateLines(info: RunInfo): string[] {
   return lines;
 }
 
+/** What every part of the section reads: the latest run, the kept runs it is shown beside, the run's detail. */
+interface View {
+  latest: BenchResults;
+  /** The kept runs counted together with the latest (runsOf). */
+  runs: BenchResults[];
+  info: RunInfo;
+  /** A figure of the latest run with its spread over the kept runs. */
+  spread: (pick: (r: BenchResults) => number) => string;
+}
+
 /** The section's Markdown, marker line included. */
 export function performanceMarkdown(
   latest: BenchResults,
@@ -235,23 +245,30 @@ export function performanceMarkdown(
   const medium = info.state?.medium;
   const kept = medium === undefined ? history : history.filter((h) => h.medium === medium);
   const runs = runsOf(latest, kept);
+  const spread = (pick: (r: BenchResults) => number) => withSpread(pick(latest), runs.map(pick));
+  const view: View = { latest, runs, info, spread };
+  return [
+    ...headerLines(view, kept),
+    "### Goals",
+    "",
+    goalsTable(checkGoals(latest), runs),
+    "",
+    ...lookupLines(view),
+    ...postgisLines(view),
+    ...loopLines(view),
+    ...loadLines(view),
+    ...sdkLines(view),
+  ].join("\n");
+}
+
+/** The marker, the title, how to run the bench, and what the latest run was. */
+function headerLines({ latest, runs, info }: View, kept: readonly HistoryRun[]): string[] {
+  const medium = info.state?.medium;
   // The latest run counts among the kept ones even when it is not in the history (yet).
   const latestKept = kept.some((h) => h.results.machine.date === latest.machine.date);
   const modes = [...kept.map((h) => h.mode), ...(!latestKept && info.mode ? [info.mode] : [])];
   const count = (m: RunMode) => modes.filter((x) => x === m).length;
   const m = latest.machine;
-  const e = latest.e2e;
-  const l = latest.load;
-  const over = <T>(pick: (r: BenchResults) => T) => runs.map(pick);
-  const eS = (pick: (r: BenchResults) => number) => withSpread(pick(latest), over(pick));
-  const points = DATASETS.flatMap((d) => {
-    const p = info.points?.[d];
-    return p
-      ? [
-          `${d}: ${num(p.queries, 0)} points (brute force on ${num(p.bruteQueries, 0)} of them, local KV reads on ${num(p.kvSamples, 0)})`,
-        ]
-      : [];
-  });
   const spreadNote =
     runs.length > 1
       ? `A figure with a range in brackets shows its min–max over the ${runs.length} kept runs (${count("quick")} quick, ${count("full")} full: \`bench/results/history\`${medium ? `, those whose servers kept their state ${medium === "memory" ? "in memory" : "on disk"}, as this one's` : ""}); the goals table counts how often each goal was met in them.`
@@ -271,10 +288,20 @@ export function performanceMarkdown(
     "",
     `Latest run: ${info.mode ?? "?"} mode, ${m.cpus} CPUs, Node ${m.node}, ${m.date}. Every figure is local (Node and \`wrangler dev\` on one machine), on a shared machine whose other work moves the tails. ${spreadNote}`,
     "",
-    "### Goals",
-    "",
-    goalsTable(checkGoals(latest), runs),
-    "",
+  ];
+}
+
+/** Our lookup beside geokdbush and brute force. */
+function lookupLines({ latest, runs, info }: View): string[] {
+  const points = DATASETS.flatMap((d) => {
+    const p = info.points?.[d];
+    return p
+      ? [
+          `${d}: ${num(p.queries, 0)} points (brute force on ${num(p.bruteQueries, 0)} of them, local KV reads on ${num(p.kvSamples, 0)})`,
+        ]
+      : [];
+  });
+  return [
     "### PSAP lookup",
     "",
     "Every contender is timed by the same loop (`bench/lookup.ts`, `timeEach`) on the same seeded points (80 % around population, 20 % uniform over the contiguous US), each point timed once. _Hot_: its data already in memory: ours with every bucket the points need in the isolate cache; geokdbush (`around(index, lon, lat, 5)`) with its index built; brute force (`bruteForceLookup`: our exact ranking over everything) with the data set in memory. Ours and geokdbush, each in a worker thread holding only its own data, take turns on slices of at most 100 points (the first of each slice alternates, so both meet the same moments of the machine); each runs the slice once untimed (the loading pass: ours reads and decodes the buckets its points need), times each point once right after that pass, then times each point once more: that second pass is the _hot_ figure, both contenders' data in memory and last touched by lookups alone (a slice's buckets fit the cache together, so no point is timed right after its own load). The first pass is reported beside it: there ours finds its buckets pushed out of the CPU's caches by its own decoding, which geokdbush, whose index was built when its isolate opened, does not meet. _Cold_ (ours): a fresh isolate for each point, the pointer and the bucket read through the store and parsed; _cold CPU_ is the lookup's time less the store's own; _cold KV read_ is the same reads of the same values on `wrangler dev`'s local KV (a bench route reads them; timed from the client, less an identical call that reads nothing). Answers are checked while timed: ours equals brute force record for record (hot and cold), geokdbush's five distances equal a plain great-circle scan's.",
@@ -286,6 +313,11 @@ export function performanceMarkdown(
     lookupTable(latest, runs),
     ...afterLoadLines(info),
     "",
+  ];
+}
+
+function postgisLines({ latest, runs, info }: View): string[] {
+  return [
     "### PostGIS beside us",
     "",
     "A private PostgreSQL 15 with PostGIS from Debian's packages (`initdb` in a temporary folder, a free loopback port, stopped and deleted at the end), loaded with the same PSAPs and areas (tables `psaps`, `areas`, `area_rings`, `area_members`; GiST indexes), queried on the same points. _KNN_: `ORDER BY geog <-> point LIMIT 5` on geography (its five distances checked equal to the plain scan's). _Ranking_: our ranking written in SQL (`bench/postgis/ranking.ts`; answers checked equal to ours). In-server: a PL/pgSQL loop times each query with `clock_timestamp()`; via `pg`: a prepared statement's round trip from Node. Table: `pg_total_relation_size('psaps')`.",
@@ -298,6 +330,13 @@ export function performanceMarkdown(
         ]
       : []),
     "",
+  ];
+}
+
+/** The SOS loop beside its floor, the durable floor and a trivial GET. */
+function loopLines({ latest, info, spread: eS }: View): string[] {
+  const e = latest.e2e;
+  return [
     "### SOS loop near its floor",
     "",
     `\`wrangler dev\` on a free loopback port, its own state and secrets (where the state was kept: below), the FCC index in local KV, started with a bench-only entry (\`bench/floor/\`) that serves the real worker unchanged plus a trivial Durable Object under \`/__floor/\`. ${num(e.sessions, 0)} live sessions (a patient and a counselor socket each): a loop is the counselor's \`POST .../sos\`, the location \`POST\`ed when \`location_request\` reaches the patient socket (as the SDK does), until \`psap_results\` has reached both sockets. The _floor_ is the same loop, with the same client work, through the trivial object (2 HTTP round trips, 2 WebSocket pushes) on as many pairs of sockets of its own; every round goes over all sessions in slices that alternate floor, durable floor (below) and SOS at the same rate of loops, so all three meet the same moments of this machine. The trivial GET (\`/.well-known/jwks.json\`, through the real worker) is sent throughout the SOS slices. All three reach the worker with no asset lookup first (\`run_worker_first\`, as every API path in production), and wrangler's local trace collector is off (\`X_LOCAL_OBSERVABILITY=false\`): it records and stores every invocation's spans in the same thread, which a deployed worker does not.`,
@@ -352,6 +391,12 @@ export function performanceMarkdown(
         ]
       : []),
     "",
+  ];
+}
+
+function loadLines({ latest, info, spread: eS }: View): string[] {
+  const l = latest.load;
+  return [
     "### Load",
     "",
     "A `wrangler dev` of its own (so no earlier session is counted): sessions with both sockets open, then an SOS on all of them at once; every expected message counted. Memory: resident set of the `workerd` that runs the worker and its Durable Objects (told from wrangler's proxy `workerd` by its command line), read from `/proc` with every socket open.",
@@ -385,6 +430,11 @@ export function performanceMarkdown(
         ]
       : []),
     "",
+  ];
+}
+
+function sdkLines({ latest }: View): string[] {
+  return [
     "### SDK size",
     "",
     table(
@@ -397,7 +447,7 @@ export function performanceMarkdown(
     "",
     "The harness checks itself in `npm test` on a tiny size (`test/node/bench-*.test.ts`).",
     "",
-  ].join("\n");
+  ];
 }
 
 /** Replaces the Performance section (from its marker to the next section marker, or the end). */

@@ -17,7 +17,7 @@ import { loadHistory, type RunMode, saveHistory } from "./history.ts";
 import { sampleEntries, timeKvReads } from "./kv-read.ts";
 import { benchLoad, memoryOf } from "./load.ts";
 import { benchLookup, type KvSample } from "./lookup.ts";
-import { buildOurIndex, type PsapDataset } from "./lookup-contenders.ts";
+import { buildOurIndex, type OurIndex, type PsapDataset } from "./lookup-contenders.ts";
 import { plans } from "./plans.ts";
 import { benchPostgis } from "./postgis/bench.ts";
 import { type PgServer, startPostgres } from "./postgis/server.ts";
@@ -26,12 +26,16 @@ import {
   type BenchResults,
   DATASETS,
   type DatasetName,
+  type E2eResult,
+  type LoadResult,
   type LookupRow,
+  type MachineInfo,
   type PostgisRow,
   resultsShapeProblems,
+  type SdkResult,
 } from "./results.ts";
 import { benchSdkSize } from "./sdk-size.ts";
-import { startServer } from "./server.ts";
+import { type BenchServer, startServer } from "./server.ts";
 import { diskStateRoot, type StateRoot, stateRoot } from "./state-dir.ts";
 import { queryPoints, syntheticDataset } from "./synthetic.ts";
 
@@ -91,18 +95,6 @@ function writeReadme(results: BenchResults, info: RunInfo): void {
   );
 }
 
-if (values["readme-only"]) {
-  const latest = readJson<unknown>(LATEST);
-  const problems = latest === undefined ? ["no bench/results/latest.json"] : resultsShapeProblems(latest);
-  if (problems.length > 0) {
-    console.error(`bench: cannot regenerate bench/README.md:\n${problems.join("\n")}`);
-    process.exit(1);
-  }
-  writeReadme(latest as BenchResults, infoOf(readJson<RunDetail>(DETAIL)));
-  console.log("bench: bench/README.md Performance section regenerated from bench/results/latest.json");
-  process.exit(0);
-}
-
 const only = new Set<Part>(
   (values.only ?? PARTS.join(","))
     .split(",")
@@ -116,11 +108,62 @@ const started = Date.now();
 const log = (line: string) =>
   console.log(`[${((Date.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}`);
 
+/** latest.json as the last run wrote it: its figures stand for the parts this run does not redo. */
+type PreviousResults = Partial<BenchResults> & { postgis?: PostgisRow[]; postgis_skipped?: string };
+
+/** PostGIS's figures, or why there are none. */
+type PostgisOutcome = { rows: PostgisRow[] } | { skipped: string };
+
+/** One run: what it found so far, and where it writes it. */
+interface Run {
+  prev: PreviousResults;
+  /** Everything measured beyond latest.json: written to latest-detail.json. */
+  detail: Record<string, unknown>;
+  /** What the README says beyond latest.json: this run's, over the last run's for the parts not rerun. */
+  info: RunInfo;
+  machine: MachineInfo;
+  state: StateRoot;
+  dataDir: string;
+  haveFcc: boolean;
+  /** Parts whose contenders gave different answers: each fails the run. */
+  failures: number;
+}
+
+/** The figures of a whole run (each part's, or the last run's where this one did not redo it). */
+interface Figures {
+  sdk: SdkResult | undefined;
+  lookup: LookupRow[];
+  postgis: PostgisOutcome | undefined;
+  e2e: E2eResult | undefined;
+  load: LoadResult | undefined;
+}
+
 async function main(): Promise<number> {
-  const prev =
-    readJson<Partial<BenchResults> & { postgis?: PostgisRow[]; postgis_skipped?: string }>(LATEST) ?? {};
-  const detail: Record<string, unknown> = { mode, seed, plan };
-  // What the README says beyond latest.json: this run's, over the last run's for the parts not rerun.
+  const run = openRun();
+  if (typeof run === "number") return run;
+  if (only.has("accuracy")) {
+    await benchAccuracyPart(run);
+    // Accuracy alone is a complete run of its own: nothing else to write.
+    if (only.size === 1) return 0;
+  }
+  const sdk = only.has("sdk") ? await benchSdkPart(run) : run.prev.sdk;
+  const { lookup, postgis, kvSamples } = await benchLookupParts(run);
+  const figures: Figures = { sdk, lookup, postgis, e2e: run.prev.e2e, load: run.prev.load };
+  const needServer = only.has("lookup") || only.has("e2e") || only.has("load");
+  const serving = needServer ? await servedDataset(run) : undefined;
+  const index = serving ? buildOurIndex(serving, run.haveFcc ? "bench-fcc" : "bench-small") : undefined;
+  run.detail.server_index = run.haveFcc ? "fcc" : "synthetic 6,500";
+  if (index && (only.has("lookup") || only.has("e2e"))) {
+    figures.e2e = (await benchOnServer(run, index, figures.lookup, kvSamples)) ?? figures.e2e;
+    if (only.has("e2e")) await benchE2eOnDisk(run, index);
+  }
+  if (index && only.has("load")) figures.load = await benchLoadPart(run, index);
+  return writeResults(run, figures);
+}
+
+/** The run's context, or the exit code when its state folder cannot be used. */
+function openRun(): Run | number {
+  const prev = readJson<PreviousResults>(LATEST) ?? {};
   const prevInfo = readJson<{ info?: RunInfo }>(DETAIL)?.info ?? {};
   const info: RunInfo = {
     ...prevInfo,
@@ -131,7 +174,6 @@ async function main(): Promise<number> {
     ...(only.has("postgis") ? { postgis: [] } : {}),
     ...(only.has("lookup") ? { lookupMismatches: {}, afterLoad: {} } : {}),
   };
-  let failures = 0;
   const machine = { cpus: availableParallelism(), node: process.version, date: new Date().toISOString() };
   let state: StateRoot;
   try {
@@ -146,265 +188,303 @@ async function main(): Promise<number> {
       `servers keep their local state in ${state.dir} (${state.medium === "memory" ? "tmpfs, in memory" : "on disk"})`,
     );
   }
-
-  if (only.has("accuracy")) {
-    log("accuracy against real places (bench/truth/)");
-    const dir = psapDataDir(values.data);
-    if ("missing" in fccFiles(dir)) {
-      log(`  accuracy: ${dir} has no full-resolution data: skipped (set PSAP_DATA_DIR or --data)`);
-    } else {
-      const bench = await benchAccuracy(REPO_ROOT, dir, log);
-      mkdirSync(RESULTS_DIR, { recursive: true });
-      writeFileSync(join(RESULTS_DIR, "accuracy.json"), `${JSON.stringify(bench, null, 2)}\n`);
-      const markdown = accuracyMarkdown(bench, machine.date.slice(0, 16).replace("T", " "));
-      replaceAccuracySection(README, markdown);
-      console.log(`\n${markdown}`);
-    }
-    // Accuracy alone is a complete run of its own: nothing else to write.
-    if (only.size === 1) return 0;
-  }
-
-  let sdk = prev.sdk;
-  if (only.has("sdk")) {
-    log("SDK size");
-    const s = await benchSdkSize(log);
-    sdk = s.result;
-    detail.sdk_source = s.source;
-    log(`  sdk: ${JSON.stringify(s.result)} from ${s.source}`);
-  }
-
   const dataDir = psapDataDir(values.data);
   const haveFcc = !("missing" in fccFiles(dataDir));
+  return { prev, detail: { mode, seed, plan }, info, machine, state, dataDir, haveFcc, failures: 0 };
+}
+
+/** Accuracy against real places: writes results/accuracy.json and its own README section. */
+async function benchAccuracyPart(run: Run): Promise<void> {
+  log("accuracy against real places (bench/truth/)");
+  if (!run.haveFcc) {
+    log(`  accuracy: ${run.dataDir} has no full-resolution data: skipped (set PSAP_DATA_DIR or --data)`);
+    return;
+  }
+  const bench = await benchAccuracy(REPO_ROOT, run.dataDir, log);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  writeFileSync(join(RESULTS_DIR, "accuracy.json"), `${JSON.stringify(bench, null, 2)}\n`);
+  const markdown = accuracyMarkdown(bench, run.machine.date.slice(0, 16).replace("T", " "));
+  replaceAccuracySection(README, markdown);
+  console.log(`\n${markdown}`);
+}
+
+async function benchSdkPart(run: Run): Promise<SdkResult> {
+  log("SDK size");
+  const s = await benchSdkSize(log);
+  run.detail.sdk_source = s.source;
+  log(`  sdk: ${JSON.stringify(s.result)} from ${s.source}`);
+  return s.result;
+}
+
+/** The data sets of the lookup benches, loaded when their turn comes (the FCC one only where its files are). */
+function datasetLoaders(run: Run): [DatasetName, () => PsapDataset | Promise<PsapDataset>][] {
   const sets: [DatasetName, () => PsapDataset | Promise<PsapDataset>][] = [];
-  if (haveFcc) sets.push(["fcc", () => loadFccDataset(dataDir)]);
-  else log(`FCC data not found in ${dataDir}: skipped (set PSAP_DATA_DIR or --data)`);
+  if (run.haveFcc) sets.push(["fcc", () => loadFccDataset(run.dataDir)]);
+  else log(`FCC data not found in ${run.dataDir}: skipped (set PSAP_DATA_DIR or --data)`);
   sets.push(["synthetic-100k", () => syntheticDataset({ n: 100_000, seed })]);
   sets.push(["synthetic-1m", () => syntheticDataset({ n: 1_000_000, seed: seed + 1 })]);
+  return sets.filter(([name]) => wanted.has(name));
+}
 
-  let lookup: LookupRow[] = prev.lookup ?? [];
-  let postgis: { rows: PostgisRow[] } | { skipped: string } | undefined = prev.postgis
+/**
+ * Lookups (ours, geokdbush, brute force) and PostGIS over each data set in turn, on the same points;
+ * the last run's figures for a part not redone.
+ */
+async function benchLookupParts(
+  run: Run,
+): Promise<{ lookup: LookupRow[]; postgis: PostgisOutcome | undefined; kvSamples: KvSample[] }> {
+  const prev = run.prev;
+  const kept = prev.postgis
     ? { rows: prev.postgis }
     : prev.postgis_skipped
       ? { skipped: prev.postgis_skipped }
       : undefined;
   const kvSamples: KvSample[] = [];
-  if (only.has("lookup") || only.has("postgis")) {
-    const lookupDetails: unknown[] = [];
-    const postgisDetails: unknown[] = [];
-    const newLookup: LookupRow[] = [];
-    const newPostgis: PostgisRow[] = [];
-    let pg: PgServer | undefined;
-    let pgSkipped: string | undefined;
-    if (only.has("postgis")) {
-      log("postgis: starting PostgreSQL");
-      const s = await startPostgres(log);
-      if ("skipped" in s) pgSkipped = s.skipped;
-      else pg = s.server;
-    }
-    try {
-      for (const [name, load] of sets.filter(([n]) => wanted.has(n))) {
-        log(`data set ${name}`);
-        const dataset = await load();
-        const p = plan.lookup[name];
-        info.points = { ...info.points, [name]: p };
-        let points = queryPoints(p.queries, seed);
-        if (only.has("lookup")) {
-          const r = await benchLookup(dataset, { dataset: name, ...p, seed }, log);
-          points = r.points;
-          newLookup.push(r.row);
-          lookupDetails.push(r.detail);
-          info.lookupMismatches = { ...info.lookupMismatches, [name]: r.detail.mismatches.length };
-          info.afterLoad = {
-            ...info.afterLoad,
-            [name]: {
-              ours_us_p50: r.detail.ours_after_load_us_p50,
-              geokdbush_us_p50: r.detail.geokdbush_after_load_us_p50,
-            },
-          };
-          kvSamples.push(r.kv);
-          log(
-            `  lookup ${name}: hot ${r.row.ours_us_p50} µs, geokdbush ${r.row.geokdbush_us_p50} µs, brute ${r.row.brute_us_p50} µs, ` +
-              `cold CPU p99 ${r.row.cold_cpu_us_p99} µs, ${r.detail.mismatches.length} mismatches`,
-          );
-          if (r.detail.mismatches.length > 0) {
-            failures++;
-            for (const m of r.detail.mismatches) log(`  MISMATCH ${m}`);
-          }
-        }
-        if (pg) {
-          const r = await benchPostgis(
-            pg,
-            dataset,
-            points,
-            { dataset: name, checkQueries: p.bruteQueries, connections: plan.postgis.connections, seed },
-            log,
-          );
-          newPostgis.push(r.row);
-          postgisDetails.push(r.detail);
-          info.postgis = [
-            ...(info.postgis ?? []),
-            {
-              dataset: name,
-              checked: r.detail.checked,
-              ties: r.detail.ranked_ties,
-              mismatches: r.detail.mismatches.length,
-              connect_ms_p50: r.detail.connect_first_query_ms_p50,
-            },
-          ];
-          log(`  postgis ${name}: ${JSON.stringify(r.row)}, ${r.detail.mismatches.length} mismatches`);
-          if (r.detail.mismatches.length > 0) {
-            failures++;
-            for (const m of r.detail.mismatches) log(`  MISMATCH ${m}`);
-          }
-        }
-        (globalThis as { gc?: () => void }).gc?.();
-      }
-    } finally {
-      await pg?.stop();
-      if (pg) log("postgis: PostgreSQL stopped and deleted");
-    }
-    if (only.has("lookup")) {
-      lookup = newLookup;
-      detail.lookup = lookupDetails;
-    }
-    if (only.has("postgis")) {
-      postgis = pgSkipped ? { skipped: pgSkipped } : { rows: newPostgis };
-      detail.postgis = postgisDetails;
-    }
-  }
-
-  let e2e = prev.e2e;
-  let load = prev.load;
-  const needServer = only.has("lookup") || only.has("e2e") || only.has("load");
-  const serving = needServer
-    ? haveFcc
-      ? await loadFccDataset(dataDir)
-      : syntheticDataset({ n: 6_500, seed })
-    : undefined;
-  const index = serving ? buildOurIndex(serving, haveFcc ? "bench-fcc" : "bench-small") : undefined;
-  detail.server_index = haveFcc ? "fcc" : "synthetic 6,500";
-  if (index && (only.has("lookup") || only.has("e2e"))) {
-    log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
-    const server = await startServer({
-      kv: [...index.entries, ...sampleEntries(kvSamples)],
-      log,
-      stateDir: state.dir,
-    });
-    try {
+  if (!only.has("lookup") && !only.has("postgis"))
+    return { lookup: prev.lookup ?? [], postgis: kept, kvSamples };
+  const lookups: { row: LookupRow; detail: unknown }[] = [];
+  const postgisRuns: { row: PostgisRow; detail: unknown }[] = [];
+  const pg = only.has("postgis") ? await startPostgis() : undefined;
+  try {
+    for (const [name, load] of datasetLoaders(run)) {
+      log(`data set ${name}`);
+      const dataset = await load();
+      const p = plan.lookup[name];
+      run.info.points = { ...run.info.points, [name]: p };
+      let points = queryPoints(p.queries, seed);
       if (only.has("lookup")) {
-        const kvDetails: unknown[] = [];
-        for (const sample of kvSamples) {
-          const r = await timeKvReads(server.baseUrl, sample);
-          const row = lookup.find((l) => l.dataset === sample.dataset);
-          if (row) row.cold_kv_ms_p50 = r.p50;
-          kvDetails.push(r.detail);
-          log(`  kv ${sample.dataset}: cold reads p50 ${r.p50} ms on local KV`);
-        }
-        detail.kv_reads = kvDetails;
+        const r = await benchLookupOn(run, name, dataset);
+        points = r.points;
+        lookups.push(r);
+        kvSamples.push(r.kv);
       }
-      if (only.has("e2e")) {
-        log("e2e: SOS loop and its floor");
-        const r = await benchE2e(server, { ...plan.e2e, seed }, log);
-        e2e = r.result;
-        detail.e2e = r.detail;
-        info.solo = {
-          sos_ms_p50: r.detail.solo_ms_p50,
-          sos_again_ms_p50: r.detail.solo_again_ms_p50,
-          floor_ms_p50: r.detail.solo_floor_ms_p50,
-          trivial_ms_p50: r.detail.idle_trivial_rtt_ms_p50,
-        };
-        info.durableFloor = {
-          loops: r.detail.durable_floor_loops,
-          ms_p50: r.detail.durable_floor_ms_p50,
-          ms_p99: r.detail.durable_floor_ms_p99,
-        };
-        info.fixes = {
-          first_loops: r.detail.first_fix_loops,
-          first_ms_p50: r.detail.first_fix_ms_p50,
-          later_loops: r.detail.later_fix_loops,
-          later_ms_p50: r.detail.later_fix_ms_p50,
-        };
-        log(`  e2e: ${JSON.stringify(r.result)}`);
-      }
-    } finally {
-      await server.stop();
-      log("server: wrangler dev stopped");
+      if (pg && "server" in pg) postgisRuns.push(await benchPostgisOn(run, pg.server, name, dataset, points));
+      (globalThis as { gc?: () => void }).gc?.();
     }
-    const disk = only.has("e2e") && state.medium === "memory" ? diskStateRoot() : null;
-    if (only.has("e2e")) info.e2eOnDisk = undefined;
-    if (disk) {
-      // The same loops again, on a server whose state is on disk: what the local commits' syncs cost.
-      log(`e2e again with the server's state on disk (${disk.dir})`);
-      mkdirSync(disk.dir, { recursive: true });
-      const onDisk = await startServer({ kv: index.entries, log, stateDir: disk.dir });
-      try {
-        const r = await benchE2e(onDisk, { ...plan.e2e, seed }, log);
-        detail.e2e_on_disk = { result: r.result, detail: r.detail };
-        info.e2eOnDisk = {
-          sos_ms_p50: r.result.sos_loop_ms_p50,
-          sos_ms_p99: r.result.sos_loop_ms_p99,
-          floor_ms_p50: r.result.floor_ms_p50,
-          floor_ms_p99: r.result.floor_ms_p99,
-          durable_floor_ms_p50: r.detail.durable_floor_ms_p50,
-          trivial_ms_p50: r.result.trivial_rtt_ms_p50,
-          lost_messages:
-            r.result.lost_messages + r.detail.floor_lost_messages + r.detail.durable_floor_lost_messages,
-        };
-        log(`  e2e on disk: ${JSON.stringify(r.result)}`);
-      } finally {
-        await onDisk.stop();
-        log("server: wrangler dev (state on disk) stopped");
-      }
-    } else if (only.has("e2e") && state.medium === "memory") {
-      log("e2e: no folder on disk for the comparison run (neither the temporary folder nor the repository)");
+  } finally {
+    if (pg && "server" in pg) {
+      await pg.server.stop();
+      log("postgis: PostgreSQL stopped and deleted");
     }
   }
-  if (index && only.has("load")) {
-    // A server of its own: its idle memory is a fresh runtime's, and no earlier session is counted.
-    log("server: starting a fresh wrangler dev for the load");
-    const server = await startServer({ kv: index.entries, log, stateDir: state.dir });
-    try {
-      const pids = await server.workerds();
-      const idle = await memoryOf(pids);
-      log(
-        `load: SOS storm (workerd runtime ${pids.runtime}, proxy ${pids.proxy}; idle ${idle.runtime_mb} MB)`,
-      );
-      const r = await benchLoad(server, pids, idle, { ...plan.load, seed }, log);
-      load = r.result;
-      detail.load = r.detail;
-      info.memory = {
-        idle_mb: idle.runtime_mb,
-        per_session_mb: r.detail.runtime_mb_per_session,
-        peak_mb: r.detail.storm_peak.runtime_mb,
-        proxy_mb: r.detail.with_sessions.proxy_mb,
-      };
-      info.storm = {
-        seconds: r.detail.storm_s,
-        loops_ok: r.detail.loops_ok,
-        loops_late: r.detail.loops_late,
-        loop_ms_p50: r.detail.loop_ms_p50,
-        loop_ms_p99: r.detail.loop_ms_p99,
-      };
-      log(`  load: ${JSON.stringify(r.result)}, ${r.detail.runtime_mb_per_session} MB a session`);
-    } finally {
-      await server.stop();
-      log("server: wrangler dev stopped");
-    }
-  }
+  if (only.has("lookup")) run.detail.lookup = lookups.map((l) => l.detail);
+  if (pg) run.detail.postgis = postgisRuns.map((r) => r.detail);
+  return {
+    lookup: only.has("lookup") ? lookups.map((l) => l.row) : (prev.lookup ?? []),
+    postgis: !pg ? kept : "skipped" in pg ? { skipped: pg.skipped } : { rows: postgisRuns.map((r) => r.row) },
+    kvSamples,
+  };
+}
 
+async function startPostgis(): Promise<{ server: PgServer } | { skipped: string }> {
+  log("postgis: starting PostgreSQL");
+  return startPostgres(log);
+}
+
+/** Our lookup and its contenders over one data set: the row, its detail and the cold reads to replay on KV. */
+async function benchLookupOn(run: Run, name: DatasetName, dataset: PsapDataset) {
+  const r = await benchLookup(dataset, { dataset: name, ...plan.lookup[name], seed }, log);
+  run.info.lookupMismatches = { ...run.info.lookupMismatches, [name]: r.detail.mismatches.length };
+  run.info.afterLoad = {
+    ...run.info.afterLoad,
+    [name]: {
+      ours_us_p50: r.detail.ours_after_load_us_p50,
+      geokdbush_us_p50: r.detail.geokdbush_after_load_us_p50,
+    },
+  };
+  log(
+    `  lookup ${name}: hot ${r.row.ours_us_p50} µs, geokdbush ${r.row.geokdbush_us_p50} µs, brute ${r.row.brute_us_p50} µs, ` +
+      `cold CPU p99 ${r.row.cold_cpu_us_p99} µs, ${r.detail.mismatches.length} mismatches`,
+  );
+  countMismatches(run, r.detail.mismatches);
+  return r;
+}
+
+/** PostGIS over one data set, on the points our lookup was timed on. */
+async function benchPostgisOn(
+  run: Run,
+  pg: PgServer,
+  name: DatasetName,
+  dataset: PsapDataset,
+  points: ReturnType<typeof queryPoints>,
+): Promise<{ row: PostgisRow; detail: unknown }> {
+  const p = plan.lookup[name];
+  const options = {
+    dataset: name,
+    checkQueries: p.bruteQueries,
+    connections: plan.postgis.connections,
+    seed,
+  };
+  const r = await benchPostgis(pg, dataset, points, options, log);
+  run.info.postgis = [
+    ...(run.info.postgis ?? []),
+    {
+      dataset: name,
+      checked: r.detail.checked,
+      ties: r.detail.ranked_ties,
+      mismatches: r.detail.mismatches.length,
+      connect_ms_p50: r.detail.connect_first_query_ms_p50,
+    },
+  ];
+  log(`  postgis ${name}: ${JSON.stringify(r.row)}, ${r.detail.mismatches.length} mismatches`);
+  countMismatches(run, r.detail.mismatches);
+  return r;
+}
+
+/** Answers that differ between contenders are logged, and fail the run. */
+function countMismatches(run: Run, mismatches: readonly string[]): void {
+  if (mismatches.length === 0) return;
+  run.failures++;
+  for (const m of mismatches) log(`  MISMATCH ${m}`);
+}
+
+/** What the servers serve: the FCC data set where its files are, else a small synthetic one. */
+async function servedDataset(run: Run): Promise<PsapDataset> {
+  return run.haveFcc ? await loadFccDataset(run.dataDir) : syntheticDataset({ n: 6_500, seed });
+}
+
+/**
+ * On one wrangler dev (the real worker and the floor, bench/floor): the cold KV reads of the lookup
+ * samples, and the SOS loop; the e2e figures when they were measured.
+ */
+async function benchOnServer(
+  run: Run,
+  index: OurIndex,
+  lookup: LookupRow[],
+  kvSamples: KvSample[],
+): Promise<E2eResult | undefined> {
+  log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
+  const kv = [...index.entries, ...sampleEntries(kvSamples)];
+  const server = await startServer({ kv, log, stateDir: run.state.dir });
+  try {
+    if (only.has("lookup")) await timeColdKvReads(run, server, lookup, kvSamples);
+    return only.has("e2e") ? await benchE2ePart(run, server) : undefined;
+  } finally {
+    await server.stop();
+    log("server: wrangler dev stopped");
+  }
+}
+
+/** Each lookup sample's cold read replayed on wrangler dev's local KV: its row's `cold_kv_ms_p50`. */
+async function timeColdKvReads(run: Run, server: BenchServer, lookup: LookupRow[], kvSamples: KvSample[]) {
+  const kvDetails: unknown[] = [];
+  for (const sample of kvSamples) {
+    const r = await timeKvReads(server.baseUrl, sample);
+    const row = lookup.find((l) => l.dataset === sample.dataset);
+    if (row) row.cold_kv_ms_p50 = r.p50;
+    kvDetails.push(r.detail);
+    log(`  kv ${sample.dataset}: cold reads p50 ${r.p50} ms on local KV`);
+  }
+  run.detail.kv_reads = kvDetails;
+}
+
+async function benchE2ePart(run: Run, server: BenchServer): Promise<E2eResult> {
+  log("e2e: SOS loop and its floor");
+  const r = await benchE2e(server, { ...plan.e2e, seed }, log);
+  run.detail.e2e = r.detail;
+  run.info.solo = {
+    sos_ms_p50: r.detail.solo_ms_p50,
+    sos_again_ms_p50: r.detail.solo_again_ms_p50,
+    floor_ms_p50: r.detail.solo_floor_ms_p50,
+    trivial_ms_p50: r.detail.idle_trivial_rtt_ms_p50,
+  };
+  run.info.durableFloor = {
+    loops: r.detail.durable_floor_loops,
+    ms_p50: r.detail.durable_floor_ms_p50,
+    ms_p99: r.detail.durable_floor_ms_p99,
+  };
+  run.info.fixes = {
+    first_loops: r.detail.first_fix_loops,
+    first_ms_p50: r.detail.first_fix_ms_p50,
+    later_loops: r.detail.later_fix_loops,
+    later_ms_p50: r.detail.later_fix_ms_p50,
+  };
+  log(`  e2e: ${JSON.stringify(r.result)}`);
+  return r.result;
+}
+
+/** The same loops again, on a server whose state is on disk: what the local commits' syncs cost. */
+async function benchE2eOnDisk(run: Run, index: OurIndex): Promise<void> {
+  run.info.e2eOnDisk = undefined;
+  if (run.state.medium !== "memory") return;
+  const disk = diskStateRoot();
+  if (!disk) {
+    log("e2e: no folder on disk for the comparison run (neither the temporary folder nor the repository)");
+    return;
+  }
+  log(`e2e again with the server's state on disk (${disk.dir})`);
+  mkdirSync(disk.dir, { recursive: true });
+  const onDisk = await startServer({ kv: index.entries, log, stateDir: disk.dir });
+  try {
+    const r = await benchE2e(onDisk, { ...plan.e2e, seed }, log);
+    run.detail.e2e_on_disk = { result: r.result, detail: r.detail };
+    run.info.e2eOnDisk = {
+      sos_ms_p50: r.result.sos_loop_ms_p50,
+      sos_ms_p99: r.result.sos_loop_ms_p99,
+      floor_ms_p50: r.result.floor_ms_p50,
+      floor_ms_p99: r.result.floor_ms_p99,
+      durable_floor_ms_p50: r.detail.durable_floor_ms_p50,
+      trivial_ms_p50: r.result.trivial_rtt_ms_p50,
+      lost_messages:
+        r.result.lost_messages + r.detail.floor_lost_messages + r.detail.durable_floor_lost_messages,
+    };
+    log(`  e2e on disk: ${JSON.stringify(r.result)}`);
+  } finally {
+    await onDisk.stop();
+    log("server: wrangler dev (state on disk) stopped");
+  }
+}
+
+/** The SOS storm, on a server of its own: its idle memory is a fresh runtime's, and no earlier session is counted. */
+async function benchLoadPart(run: Run, index: OurIndex): Promise<LoadResult> {
+  log("server: starting a fresh wrangler dev for the load");
+  const server = await startServer({ kv: index.entries, log, stateDir: run.state.dir });
+  try {
+    const pids = await server.workerds();
+    const idle = await memoryOf(pids);
+    log(`load: SOS storm (workerd runtime ${pids.runtime}, proxy ${pids.proxy}; idle ${idle.runtime_mb} MB)`);
+    const r = await benchLoad(server, pids, idle, { ...plan.load, seed }, log);
+    run.detail.load = r.detail;
+    run.info.memory = {
+      idle_mb: idle.runtime_mb,
+      per_session_mb: r.detail.runtime_mb_per_session,
+      peak_mb: r.detail.storm_peak.runtime_mb,
+      proxy_mb: r.detail.with_sessions.proxy_mb,
+    };
+    run.info.storm = {
+      seconds: r.detail.storm_s,
+      loops_ok: r.detail.loops_ok,
+      loops_late: r.detail.loops_late,
+      loop_ms_p50: r.detail.loop_ms_p50,
+      loop_ms_p99: r.detail.loop_ms_p99,
+    };
+    log(`  load: ${JSON.stringify(r.result)}, ${r.detail.runtime_mb_per_session} MB a session`);
+    return r.result;
+  } finally {
+    await server.stop();
+    log("server: wrangler dev stopped");
+  }
+}
+
+/**
+ * latest.json, latest-detail.json, a history entry for a complete run, and the README's Performance
+ * section; or partial-detail.json while some part has never been measured. The exit code.
+ */
+function writeResults(run: Run, figures: Figures): number {
+  const { sdk, lookup, postgis, e2e, load } = figures;
+  const detail = run.detail;
   mkdirSync(RESULTS_DIR, { recursive: true });
-  detail.info = info;
+  detail.info = run.info;
   detail.seconds = Math.round((Date.now() - started) / 1000);
   if (!sdk || !e2e || !load || !postgis) {
-    writeFileSync(
-      join(RESULTS_DIR, "partial-detail.json"),
-      `${JSON.stringify({ ...detail, lookup_rows: lookup }, null, 2)}\n`,
-    );
+    const partial = JSON.stringify({ ...detail, lookup_rows: lookup }, null, 2);
+    writeFileSync(join(RESULTS_DIR, "partial-detail.json"), `${partial}\n`);
     console.error(
       "bench: some parts have no figures yet (run without --only once); wrote partial-detail.json",
     );
     return 1;
   }
+  const machine = run.machine;
   const results: BenchResults =
     "rows" in postgis
       ? { lookup, postgis: postgis.rows, e2e, load, sdk, machine }
@@ -421,21 +501,36 @@ async function main(): Promise<number> {
     return 1;
   }
   // Only a complete run joins the history: a partial one mixes its figures with older ones.
-  const complete = values.only === undefined && DATASETS.every((d) => wanted.has(d)) && haveFcc;
-  if (complete) saveHistory(HISTORY, results, mode, info.state?.medium);
-  writeReadme(results, info);
-  console.log(`\n${performanceMarkdown(results, loadHistory(HISTORY), info)}`);
+  const complete = values.only === undefined && DATASETS.every((d) => wanted.has(d)) && run.haveFcc;
+  if (complete) saveHistory(HISTORY, results, mode, run.info.state?.medium);
+  writeReadme(results, run.info);
+  console.log(`\n${performanceMarkdown(results, loadHistory(HISTORY), run.info)}`);
   for (const g of goals)
     console.log(`${g.met === null ? "n/a    " : g.met ? "met    " : "NOT met"}  ${g.goal}: ${g.figure}`);
   console.log(
     `\nwrote bench/results/latest.json, latest-detail.json${complete ? ", a history entry" : ""} and bench/README.md's Performance section in ${detail.seconds} s`,
   );
-  return failures > 0 ? 1 : 0;
+  return run.failures > 0 ? 1 : 0;
+}
+
+/** `--readme-only`: the Performance section again from the figures on file; the exit code. */
+function regenerateReadme(): number {
+  const latest = readJson<unknown>(LATEST);
+  const problems = latest === undefined ? ["no bench/results/latest.json"] : resultsShapeProblems(latest);
+  if (problems.length > 0) {
+    console.error(`bench: cannot regenerate bench/README.md:\n${problems.join("\n")}`);
+    return 1;
+  }
+  writeReadme(latest as BenchResults, infoOf(readJson<RunDetail>(DETAIL)));
+  console.log("bench: bench/README.md Performance section regenerated from bench/results/latest.json");
+  return 0;
 }
 
 // The 1,000,000-PSAP data set and index need more heap than Node's default, and passes collect
-// garbage between them (--expose-gc): run again with both.
-if (getHeapStatistics().heap_size_limit < 8_000 * 1024 * 1024 || typeof globalThis.gc !== "function") {
+// garbage between them (--expose-gc): run again with both (regenerating the README needs neither).
+if (values["readme-only"]) {
+  process.exitCode = regenerateReadme();
+} else if (getHeapStatistics().heap_size_limit < 8_000 * 1024 * 1024 || typeof globalThis.gc !== "function") {
   const child = spawn(
     process.execPath,
     ["--max-old-space-size=12000", "--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2)],

@@ -233,100 +233,20 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
   const log = options.log ?? (() => {});
   const dir = mkdtempSync(join(options.stateDir ?? tmpdir(), "sos-bench-"));
   const persistTo = join(dir, "state");
-  const adminToken = randomBase62(32);
-  const signingKey = await generateSigningJwk("bench-key");
-  const envFile = join(dir, "bench.env");
-  // Single quotes: dotenv keeps the JSON literally. --env-file makes wrangler skip .dev.vars.
-  await writeFile(envFile, `ADMIN_TOKEN=${adminToken}\nJWT_SIGNING_KEY='${JSON.stringify(signingKey)}'\n`);
-  let child: ChildProcess | undefined;
-  // wrangler runs in its own process group (so the whole group can be stopped): the end of this
-  // process, however it comes, must stop it too, or workerd would outlive the benchmark.
-  const unregister = onTerminate(() => {
-    if (child) killGroup(child, "SIGKILL");
-    for (const c of running) killGroup(c, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
-  });
-  const cleanup = async () => {
-    if (child) {
-      const c = child;
-      killGroup(c, "SIGTERM");
-      const exited = new Promise<void>((r) => {
-        if (c.exitCode !== null || c.signalCode !== null) r();
-        else c.once("exit", () => r());
-      });
-      const timer = new Promise<void>((r) => setTimeout(r, 5_000).unref());
-      await Promise.race([exited, timer]);
-      killGroup(c, "SIGKILL");
-    }
-    await rm(dir, { recursive: true, force: true });
-    unregister();
-  };
+  const { adminToken, envFile } = await writeSecrets(dir);
+  const group = stoppable(dir);
   try {
     const config = writeFloorConfig(dir);
-    log("  server: applying D1 migrations");
-    await wrangler([
-      "d1",
-      "migrations",
-      "apply",
-      "DB",
-      "--local",
-      "--persist-to",
-      persistTo,
-      "--config",
-      config,
-    ]);
-    const t = performance.now();
-    const loaded = await loadKv(options.kv, config, persistTo, dir);
-    log(
-      `  server: ${loaded} KV entries loaded in ${((performance.now() - t) / 1000).toFixed(1)} s, starting wrangler dev`,
-    );
+    await seedState(options.kv, config, persistTo, dir, log);
     const port = await freePort();
-    const inspectorPort = await freePort();
-    const output: string[] = [];
-    child = spawn(
-      process.execPath,
-      [
-        WRANGLER,
-        "dev",
-        "--config",
-        config,
-        "--ip",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "--inspector-port",
-        String(inspectorPort),
-        "--persist-to",
-        persistTo,
-        "--env-file",
-        envFile,
-        "--show-interactive-dev-session=false",
-        "--live-reload=false",
-        "--log-level",
-        "warn",
-      ],
-      {
-        cwd: REPO_ROOT,
-        detached: true,
-        stdio: ["ignore", "pipe", "pipe"],
-        // X_LOCAL_OBSERVABILITY=false: wrangler's local trace collector (for its explorer UI) records and
-        // stores every invocation's spans in the same workerd thread, about a sixth of that thread under
-        // the storm; a deployed worker has nothing like it in its thread. The floor is timed without it too.
-        env: {
-          ...process.env,
-          CI: "1",
-          WRANGLER_SEND_METRICS: "false",
-          NO_COLOR: "1",
-          X_LOCAL_OBSERVABILITY: "false",
-        },
-      },
-    );
-    const keep = (b: Buffer) => {
-      output.push(b.toString());
-      if (output.length > 200) output.shift();
-    };
-    child.stdout?.on("data", keep);
-    child.stderr?.on("data", keep);
+    const { child, output } = spawnWranglerDev({
+      config,
+      port,
+      inspectorPort: await freePort(),
+      persistTo,
+      envFile,
+    });
+    group.child = child;
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitReady(baseUrl, child, () => output.join(""), 120_000);
     log(`  server: wrangler dev ready on ${baseUrl}`);
@@ -344,10 +264,132 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
         );
         return classifyWorkerds(processes, port);
       },
-      stop: cleanup,
+      stop: () => group.stop(),
     };
   } catch (err) {
-    await cleanup();
+    await group.stop();
     throw err;
   }
+}
+
+/** The server's own secrets, in an env file (the repository's .dev.vars is never touched). */
+async function writeSecrets(dir: string): Promise<{ adminToken: string; envFile: string }> {
+  const adminToken = randomBase62(32);
+  const signingKey = await generateSigningJwk("bench-key");
+  const envFile = join(dir, "bench.env");
+  // Single quotes: dotenv keeps the JSON literally. --env-file makes wrangler skip .dev.vars.
+  await writeFile(envFile, `ADMIN_TOKEN=${adminToken}\nJWT_SIGNING_KEY='${JSON.stringify(signingKey)}'\n`);
+  return { adminToken, envFile };
+}
+
+/**
+ * wrangler runs in its own process group (so the whole group can be stopped): the end of this process,
+ * however it comes, must stop it too, or workerd would outlive the benchmark. `stop` ends the group
+ * (SIGTERM, SIGKILL after 5 s) and removes the folder.
+ */
+function stoppable(dir: string): { child: ChildProcess | undefined; stop: () => Promise<void> } {
+  const handle: { child: ChildProcess | undefined; stop: () => Promise<void> } = {
+    child: undefined,
+    stop: async () => {
+      const c = handle.child;
+      if (c) {
+        killGroup(c, "SIGTERM");
+        const exited = new Promise<void>((r) => {
+          if (c.exitCode !== null || c.signalCode !== null) r();
+          else c.once("exit", () => r());
+        });
+        const timer = new Promise<void>((r) => setTimeout(r, 5_000).unref());
+        await Promise.race([exited, timer]);
+        killGroup(c, "SIGKILL");
+      }
+      await rm(dir, { recursive: true, force: true });
+      unregister();
+    },
+  };
+  const unregister = onTerminate(() => {
+    if (handle.child) killGroup(handle.child, "SIGKILL");
+    for (const c of running) killGroup(c, "SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return handle;
+}
+
+/** D1 migrations applied and KV loaded before the server starts (two local runtimes on one state directory are flaky). */
+async function seedState(
+  kv: ServerOptions["kv"],
+  config: string,
+  persistTo: string,
+  dir: string,
+  log: (line: string) => void,
+): Promise<void> {
+  log("  server: applying D1 migrations");
+  await wrangler([
+    "d1",
+    "migrations",
+    "apply",
+    "DB",
+    "--local",
+    "--persist-to",
+    persistTo,
+    "--config",
+    config,
+  ]);
+  const t = performance.now();
+  const loaded = await loadKv(kv, config, persistTo, dir);
+  log(
+    `  server: ${loaded} KV entries loaded in ${((performance.now() - t) / 1000).toFixed(1)} s, starting wrangler dev`,
+  );
+}
+
+/** `wrangler dev` in a process group of its own, its last output kept for an error message. */
+function spawnWranglerDev(at: {
+  config: string;
+  port: number;
+  inspectorPort: number;
+  persistTo: string;
+  envFile: string;
+}): { child: ChildProcess; output: string[] } {
+  const args = [
+    WRANGLER,
+    "dev",
+    "--config",
+    at.config,
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(at.port),
+    "--inspector-port",
+    String(at.inspectorPort),
+    "--persist-to",
+    at.persistTo,
+    "--env-file",
+    at.envFile,
+    "--show-interactive-dev-session=false",
+    "--live-reload=false",
+    "--log-level",
+    "warn",
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: REPO_ROOT,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    // X_LOCAL_OBSERVABILITY=false: wrangler's local trace collector (for its explorer UI) records and
+    // stores every invocation's spans in the same workerd thread, about a sixth of that thread under
+    // the storm; a deployed worker has nothing like it in its thread. The floor is timed without it too.
+    env: {
+      ...process.env,
+      CI: "1",
+      WRANGLER_SEND_METRICS: "false",
+      NO_COLOR: "1",
+      X_LOCAL_OBSERVABILITY: "false",
+    },
+  });
+  const output: string[] = [];
+  const keep = (b: Buffer) => {
+    output.push(b.toString());
+    if (output.length > 200) output.shift();
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  return { child, output };
 }

@@ -1,5 +1,7 @@
 // RFC 9457 problem details and method outcomes: the one shape of every error, shared by http/ and session/.
-import type { ProblemDetails } from "../sdk/src/protocol.ts";
+import type { ProblemCode, ProblemDetails } from "../sdk/src/protocol.ts";
+
+export type { ProblemCode };
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json";
 /** The base of every problem's `type` URL: the deployment's own (PROBLEM_TYPE_BASE), set from its env. */
@@ -10,7 +12,7 @@ export function setProblemTypeBase(base: string | undefined): void {
   if (base && /^https?:\/\/\S+\/$/.test(base)) typeBase = base;
 }
 
-/** Every error code the service answers, with its status and title. */
+/** Every error code the service answers (protocol.ts names them), with its status and title. */
 export const PROBLEMS = {
   invalid_json: { status: 400, title: "Request body is not valid JSON" },
   invalid_request: { status: 400, title: "Request is invalid" },
@@ -34,9 +36,7 @@ export const PROBLEMS = {
   internal_error: { status: 500, title: "Internal error" },
   psap_lookup_failed: { status: 503, title: "PSAP data could not be read" },
   psap_index_unavailable: { status: 503, title: "PSAP data is not loaded" },
-} as const satisfies Record<string, { status: number; title: string }>;
-
-export type ProblemCode = keyof typeof PROBLEMS;
+} as const satisfies Record<ProblemCode, { status: number; title: string }>;
 
 export interface FieldError {
   field: string;
@@ -60,6 +60,11 @@ export function problem(
   extra: Omit<Problem, "code" | "detail"> = {},
 ): Problem {
   return { code, detail, ...extra };
+}
+
+/** A request refused for one field: the detail `field: message.`, and the field named in `errors`. */
+export function fieldProblem(field: string, message: string): Problem {
+  return problem("invalid_request", `${field}: ${message}.`, { errors: [{ field, message }] });
 }
 
 /** Thrown anywhere in a request; the app's error handler turns it into the answer. */

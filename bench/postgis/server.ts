@@ -72,95 +72,125 @@ export async function startPostgres(log: (line: string) => void = () => {}): Pro
     log(`  postgis: ${missing}; to include it: ${INSTALL_HINT}`);
     return { skipped: `${missing} (install: ${INSTALL_HINT})` };
   }
-  const asRoot = process.getuid?.() === 0;
-  const ids = asRoot ? postgresIds() : null;
-  const dir = mkdtempSync(join(tmpdir(), "sos-bench-pg-"));
-  if (ids) chownSync(dir, ids.uid, ids.gid);
-  const data = join(dir, "data");
-  const logFile = join(dir, "server.log");
-  // As root, every tool runs as `postgres` (initdb refuses root, and the folder is that user's).
-  const command = (tool: string, args: string[]): [string, string[]] =>
-    ids ? ["runuser", ["-u", "postgres", "--", join(binDir, tool), ...args]] : [join(binDir, tool), args];
-  const pgCtl = (args: string[]) => command("pg_ctl", ["-D", data, ...args]);
-
-  let started = false;
-  // The tool running now (initdb, pg_ctl): an early end stops it before the folder goes.
-  let current: ChildProcess | undefined;
-  const tool = async (cmd: string, args: string[], timeout: number) => {
-    const p = run(cmd, args, { timeout });
-    current = p.child;
-    try {
-      return await p;
-    } finally {
-      current = undefined;
-    }
-  };
-  const stopNow = () => {
-    // SIGTERM: runuser passes it on to the tool it runs.
-    current?.kill("SIGTERM");
-    if (started) {
-      const [cmd, args] = pgCtl(["stop", "-m", "immediate", "-w", "-t", "20"]);
-      spawnSync(cmd, args, { stdio: "ignore", timeout: 30_000 });
-      started = false;
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  const unregister = onTerminate(stopNow);
+  const cluster = new Cluster(binDir);
+  const unregister = onTerminate(() => cluster.removeNow());
   try {
-    const [initCmd, initArgs] = command("initdb", [
-      "-D",
-      data,
-      "-U",
-      ROLE,
-      "-A",
-      "trust",
-      "-E",
-      "UTF8",
-      "--locale=C",
-      "--no-sync",
-    ]);
-    await tool(initCmd, initArgs, 120_000);
+    await cluster.init();
     const port = await freePort();
-    const options = [
-      `-p ${port}`,
-      "-c listen_addresses=127.0.0.1",
-      `-k ${dir}`,
-      // A disposable bench database: durability off (loading is not what is measured).
-      "-c fsync=off",
-      "-c synchronous_commit=off",
-      "-c full_page_writes=off",
-      // JIT compiles expensive plans at run time: off, as OLTP servers usually run.
-      "-c jit=off",
-      "-c shared_buffers=512MB",
-      "-c maintenance_work_mem=512MB",
-      "-c max_connections=30",
-    ].join(" ");
-    const [startCmd, startArgs] = pgCtl(["start", "-w", "-t", "120", "-l", logFile, "-o", options]);
-    started = true;
-    await tool(startCmd, startArgs, 150_000);
-    log(`  postgis: PostgreSQL running on 127.0.0.1:${port} (${data})`);
+    await cluster.start(port);
+    log(`  postgis: PostgreSQL running on 127.0.0.1:${port} (${cluster.data})`);
     return {
       server: {
         host: "127.0.0.1",
         port,
         user: ROLE,
         database: "postgres",
-        dir,
+        dir: cluster.dir,
         async stop() {
-          if (started) {
-            const [cmd, args] = pgCtl(["stop", "-m", "fast", "-w", "-t", "60"]);
-            await run(cmd, args, { timeout: 90_000 }).catch(() => undefined);
-            started = false;
-          }
-          stopNow();
+          await cluster.stop();
           unregister();
         },
       },
     };
   } catch (err) {
-    const serverLog = existsSync(logFile) ? readFileSync(logFile, "utf8").slice(-2000) : "";
-    stopNow();
+    const serverLog = existsSync(cluster.logFile) ? readFileSync(cluster.logFile, "utf8").slice(-2000) : "";
+    cluster.removeNow();
     unregister();
     throw new Error(`PostgreSQL did not start: ${(err as Error).message}\n${serverLog}`);
+  }
+}
+
+/** Server options: a disposable bench database on the loopback, its socket in its own folder. */
+function serverOptions(port: number, dir: string): string {
+  return [
+    `-p ${port}`,
+    "-c listen_addresses=127.0.0.1",
+    `-k ${dir}`,
+    // A disposable bench database: durability off (loading is not what is measured).
+    "-c fsync=off",
+    "-c synchronous_commit=off",
+    "-c full_page_writes=off",
+    // JIT compiles expensive plans at run time: off, as OLTP servers usually run.
+    "-c jit=off",
+    "-c shared_buffers=512MB",
+    "-c maintenance_work_mem=512MB",
+    "-c max_connections=30",
+  ].join(" ");
+}
+
+/** One database cluster in a temporary folder: made, started, stopped, and removed with its folder. */
+class Cluster {
+  readonly dir: string;
+  readonly data: string;
+  readonly logFile: string;
+  readonly #binDir: string;
+  /** As root, every tool runs as `postgres` (initdb refuses root, and the folder is that user's). */
+  readonly #ids: { uid: number; gid: number } | null;
+  #started = false;
+  /** The tool running now (initdb, pg_ctl): an early end stops it before the folder goes. */
+  #current: ChildProcess | undefined;
+
+  constructor(binDir: string) {
+    this.#binDir = binDir;
+    this.#ids = process.getuid?.() === 0 ? postgresIds() : null;
+    this.dir = mkdtempSync(join(tmpdir(), "sos-bench-pg-"));
+    if (this.#ids) chownSync(this.dir, this.#ids.uid, this.#ids.gid);
+    this.data = join(this.dir, "data");
+    this.logFile = join(this.dir, "server.log");
+  }
+
+  async init(): Promise<void> {
+    const args = ["-D", this.data, "-U", ROLE, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"];
+    await this.#tool(...this.#command("initdb", args), 120_000);
+  }
+
+  async start(port: number): Promise<void> {
+    const options = serverOptions(port, this.dir);
+    this.#started = true;
+    await this.#tool(
+      ...this.#pgCtl(["start", "-w", "-t", "120", "-l", this.logFile, "-o", options]),
+      150_000,
+    );
+  }
+
+  /** A fast shutdown, then the folder goes. */
+  async stop(): Promise<void> {
+    if (this.#started) {
+      const [cmd, args] = this.#pgCtl(["stop", "-m", "fast", "-w", "-t", "60"]);
+      await run(cmd, args, { timeout: 90_000 }).catch(() => undefined);
+      this.#started = false;
+    }
+    this.removeNow();
+  }
+
+  /** At once (a signal, a failed start): the tool running is stopped, the server shut down immediately, the folder removed. */
+  removeNow(): void {
+    // SIGTERM: runuser passes it on to the tool it runs.
+    this.#current?.kill("SIGTERM");
+    if (this.#started) {
+      const [cmd, args] = this.#pgCtl(["stop", "-m", "immediate", "-w", "-t", "20"]);
+      spawnSync(cmd, args, { stdio: "ignore", timeout: 30_000 });
+      this.#started = false;
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  #command(tool: string, args: string[]): [string, string[]] {
+    const path = join(this.#binDir, tool);
+    return this.#ids ? ["runuser", ["-u", "postgres", "--", path, ...args]] : [path, args];
+  }
+
+  #pgCtl(args: string[]): [string, string[]] {
+    return this.#command("pg_ctl", ["-D", this.data, ...args]);
+  }
+
+  async #tool(cmd: string, args: string[], timeout: number) {
+    const p = run(cmd, args, { timeout });
+    this.#current = p.child;
+    try {
+      return await p;
+    } finally {
+      this.#current = undefined;
+    }
   }
 }

@@ -16,6 +16,7 @@ import type {
   SosTriggerResponse,
 } from "./protocol.ts";
 
+export type { ApiErrorCode } from "./core/errors.ts";
 export { ApiError, RateLimitError, SdkError } from "./core/errors.ts";
 export type { ConnectionState } from "./core/socket.ts";
 export type * from "./protocol.ts";

@@ -15,6 +15,7 @@ import type {
   ServerMessage,
 } from "./protocol.ts";
 
+export type { ApiErrorCode } from "./core/errors.ts";
 export { ApiError, GeolocationError, RateLimitError, SdkError } from "./core/errors.ts";
 export type { ConnectionState } from "./core/socket.ts";
 export type * from "./protocol.ts";

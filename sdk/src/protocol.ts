@@ -1,14 +1,20 @@
-// The wire contract between the service and the SDKs: every WebSocket message and record shape.
-// The worker imports these types too, so this file is the one place they are defined.
+// The wire contract between the service, the SDKs and the platforms: every WebSocket message, record
+// shape and webhook event, and the vocabulary they are spelled in. The worker imports these too (its zod
+// schemas are built from the lists below and checked against the types), so this file is the one place
+// each is defined. A list is an `as const` array, its type derived from it: the SDK bundles only what
+// it uses, and adding a value here adds it to the OpenAPI document and every check at once.
 
 /** The two browser roles a session token can carry (`aud` claim). */
-export type Role = "patient" | "counselor";
+export const ROLES = ["patient", "counselor"] as const;
+export type Role = (typeof ROLES)[number];
 
 /** States of a session (SPEC section 6). `ended` and `expired` are final. */
-export type SessionState = "active" | "sos" | "ended" | "expired";
+export const SESSION_STATES = ["active", "sos", "ended", "expired"] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
 
 /** Why the patient cannot give a fix (mirrors the browser's GeolocationPositionError codes), or the 30 s clock. */
-export type LocationUnavailableReason = "permission_denied" | "position_unavailable" | "timeout";
+export const LOCATION_UNAVAILABLE_REASONS = ["permission_denied", "position_unavailable", "timeout"] as const;
+export type LocationUnavailableReason = (typeof LOCATION_UNAVAILABLE_REASONS)[number];
 
 /** What a counselor is told when no result is coming: the patient's reason, or our PSAP lookup failed. */
 export type CounselorUnavailableReason = LocationUnavailableReason | "lookup_failed";
@@ -17,22 +23,45 @@ export type CounselorUnavailableReason = LocationUnavailableReason | "lookup_fai
 export type SessionEndReason = "ended" | "expired";
 
 /** Why a PSAP record was chosen (SPEC section 4): operator boundary, city limits, county, or distance alone. */
-export type PsapMatch = "boundary" | "city" | "county" | "nearest";
+export const PSAP_MATCHES = ["boundary", "city", "county", "nearest"] as const;
+export type PsapMatch = (typeof PSAP_MATCHES)[number];
 
 /** What a PSAP serves: one city or town, a county, several of them, a whole state, or a special site. */
-export type PsapJurisdiction = "municipal" | "county" | "regional" | "state" | "special";
+export const PSAP_JURISDICTIONS = ["municipal", "county", "regional", "state", "special"] as const;
+export type PsapJurisdiction = (typeof PSAP_JURISDICTIONS)[number];
+
+/** A primary answers 911 calls; a secondary takes calls a primary transfers (the registry's `handled_by`). */
+export const PSAP_TYPES = ["primary", "secondary"] as const;
+export type PsapType = (typeof PSAP_TYPES)[number];
 
 /** `emergency`: a 10-digit line that rings the 911 floor; `administrative`: the centre's business line. */
-export type PhoneKind = "emergency" | "administrative";
+export const PHONE_KINDS = ["emergency", "administrative"] as const;
+export type PhoneKind = (typeof PHONE_KINDS)[number];
 
 /** What a PSAP's coordinates stand for. */
-export type LocationPrecision = "building" | "city" | "county";
+export const LOCATION_PRECISIONS = ["building", "city", "county"] as const;
+export type LocationPrecision = (typeof LOCATION_PRECISIONS)[number];
+
+/** Why `psaps` is empty. */
+export const PSAP_EMPTY_REASONS = ["outside_coverage"] as const;
+export type PsapEmptyReason = (typeof PSAP_EMPTY_REASONS)[number];
+
+/**
+ * `city`: an incorporated place (city, town, village, borough); `town`: a town or township that is a
+ * county subdivision with its own government (New England, NJ, NY, PA, MI, WI, MN); `community`:
+ * census-designated, unincorporated (named only where no municipality contains the fix).
+ */
+export const PLACE_KINDS = ["city", "town", "community"] as const;
+export type PlaceKind = (typeof PLACE_KINDS)[number];
+
+export const EMERGENCY_SERVICES = ["all", "police", "ambulance", "fire", "crisis"] as const;
+export type EmergencyService = (typeof EMERGENCY_SERVICES)[number];
 
 /** One 911 call centre, as delivered to both SDKs (SPEC section 4). */
 export interface PsapRecord {
   id: string;
   name: string;
-  type: "primary" | "secondary";
+  type: PsapType;
   state: string;
   county: string | null;
   city: string | null;
@@ -50,9 +79,6 @@ export interface PsapRecord {
   match: PsapMatch;
 }
 
-/** Why `psaps` is empty. */
-export type PsapEmptyReason = "outside_coverage";
-
 /**
  * Where the fix is, in a dispatcher's words. `country` is ISO 3166-1 alpha-2 (US territories count
  * as "US" with their own `state` code); outside the US only `country` is set; null where none applies.
@@ -62,15 +88,8 @@ export interface PsapArea {
   state: string | null;
   county: string | null;
   place: string | null;
-  /**
-   * `city`: an incorporated place (city, town, village, borough); `town`: a town or township that is a
-   * county subdivision with its own government (New England, NJ, NY, PA, MI, WI, MN); `community`:
-   * census-designated, unincorporated (named only where no municipality contains the fix).
-   */
-  place_kind: "city" | "town" | "community" | null;
+  place_kind: PlaceKind | null;
 }
-
-export type EmergencyService = "all" | "police" | "ambulance" | "fire" | "crisis";
 
 /** What the patient (or someone with them) can dial where they are; the first number is the one to dial first. */
 export interface EmergencyNumbers {
@@ -109,6 +128,11 @@ export interface PsapResultsBody {
   computed_at: string;
   data_version: string;
   reason?: PsapEmptyReason;
+}
+
+/** HTTP answer to a location submission with `unavailable`. */
+export interface LocationReceivedBody {
+  received: true;
 }
 
 // ---------------------------------------------------------------------------
@@ -176,7 +200,7 @@ export const HEARTBEAT_PONG = "pong";
 export const CLOSE_SESSION_OVER = 4000;
 
 // ---------------------------------------------------------------------------
-// HTTP bodies the SDKs read.
+// HTTP bodies the SDKs and platforms read.
 
 export interface SessionCreateRequest {
   meeting_id: string;
@@ -216,13 +240,96 @@ export interface SessionEndResponse {
   ended_at: string;
 }
 
+/** `GET .../sessions/{sessionId}`: the session in any state (no location, no address). */
+export interface SessionView {
+  session_id: string;
+  platform_id: string;
+  state: SessionState;
+  created_at: string;
+  expires_at: string;
+  sos_started_at: string | null;
+  /** Set only for a session that was ended (an expired one has none). */
+  ended_at: string | null;
+  patient_connected: boolean;
+  counselor_connected: boolean;
+}
+
+/** Every kind of event in a session's audit trail. */
+export const AUDIT_EVENT_TYPES = [
+  "session_created",
+  "socket_connected",
+  "socket_disconnected",
+  "sos_triggered",
+  "sos_cancelled",
+  "location_requested",
+  "location_received",
+  "location_unavailable",
+  "psaps_delivered",
+  "session_ended",
+  "session_expired",
+] as const;
+export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
+
+/** Who caused an event: a browser role, the platform's backend, or the service itself (timers). */
+export const AUDIT_ACTORS = ["patient", "counselor", "platform", "system"] as const satisfies readonly (
+  | Role
+  | "platform"
+  | "system"
+)[];
+export type AuditActor = (typeof AUDIT_ACTORS)[number];
+
+/** Event data: identifiers, counts and reasons only. Typed so a coordinate cannot be put in by accident. */
+export type AuditData = Record<string, string | number | boolean | null | string[]>;
+
+export interface AuditEvent {
+  seq: number;
+  type: AuditEventType;
+  at: string;
+  actor: AuditActor;
+  data?: AuditData;
+}
+
+/** `GET .../events`: a page of the audit trail. */
+export interface AuditEventsPage {
+  events: AuditEvent[];
+  /** The last `seq` returned, or null when no more events follow. */
+  next_after: number | null;
+}
+
+/** Every `code` a problem answer of the service carries (SPEC section 7). */
+export const PROBLEM_CODES = [
+  "invalid_json",
+  "invalid_request",
+  "unknown_field",
+  "missing_credentials",
+  "invalid_api_key",
+  "invalid_token",
+  "invalid_admin_token",
+  "forbidden",
+  "not_found",
+  "method_not_allowed",
+  "not_in_sos",
+  "idempotency_key_in_use",
+  "session_ended",
+  "session_expired",
+  "payload_too_large",
+  "unsupported_media_type",
+  "idempotency_key_reused",
+  "upgrade_required",
+  "rate_limited",
+  "internal_error",
+  "psap_lookup_failed",
+  "psap_index_unavailable",
+] as const;
+export type ProblemCode = (typeof PROBLEM_CODES)[number];
+
 /** RFC 9457 problem details, as every error answer carries. */
 export interface ProblemDetails {
   type: string;
   title: string;
   status: number;
   detail: string;
-  code: string;
+  code: ProblemCode;
   errors?: { field: string; message: string }[];
 }
 
@@ -237,3 +344,66 @@ export interface SessionTokenClaims {
   exp: number;
   jti: string;
 }
+
+// ---------------------------------------------------------------------------
+// Webhooks: what the service POSTs to a platform's webhook, and what the platform can list of it.
+// Built from identifiers, times, reasons and PSAP names only: a coordinate or the address on file has no field here.
+
+export const WEBHOOK_EVENT_TYPES = [
+  "session.created",
+  "session.sos_triggered",
+  "session.sos_cancelled",
+  "session.location_unavailable",
+  "session.psaps_delivered",
+  "session.ended",
+  "session.expired",
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** A PSAP as a webhook names it: who to call, nothing about where it or the patient is. */
+export interface WebhookPsap {
+  id: string;
+  name: string;
+  phone: string | null;
+}
+
+/** The `data` of each type. */
+export interface WebhookEventData {
+  "session.created": { meeting_id: string; expires_at: string };
+  "session.sos_triggered": { sos_started_at: string; repeat: boolean };
+  "session.sos_cancelled": { expires_at: string };
+  "session.location_unavailable": { reason: CounselorUnavailableReason };
+  "session.psaps_delivered": {
+    result_id: string;
+    psaps: WebhookPsap[];
+    area: PsapArea;
+    data_version: string;
+    reason: PsapEmptyReason | null;
+  };
+  "session.ended": { ended_at: string };
+  "session.expired": { expired_at: string };
+}
+
+/** One event as the platform receives it (the request body). */
+export type WebhookEvent = {
+  [T in WebhookEventType]: {
+    /** The same on every retry. */
+    id: string;
+    type: T;
+    created_at: string;
+    platform_id: string;
+    session_id: string;
+    data: WebhookEventData[T];
+  };
+}[WebhookEventType];
+
+/** Where a delivery stands in `GET .../webhook/deliveries`. */
+export const DELIVERY_STATUSES = ["pending", "delivered", "failed"] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+// ---------------------------------------------------------------------------
+// Admin API vocabulary (operators).
+
+/** What a change to a PSAP's contact number did. */
+export const CONTACT_ACTIONS = ["set", "deleted"] as const;
+export type ContactAction = (typeof CONTACT_ACTIONS)[number];

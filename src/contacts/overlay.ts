@@ -3,6 +3,7 @@
 // lookup: the imported numbers are served, and the next lookup tries again.
 import type { PhoneKind, PsapRecord } from "../../sdk/src/protocol.ts";
 import { CONTACT_LIMITS } from "../config.ts";
+import { errorName } from "../error-name.ts";
 
 export type ContactNumbers = ReadonlyMap<string, { phone: string; phone_kind: PhoneKind }>;
 
@@ -45,13 +46,13 @@ export function currentContacts(
   const pending = refreshing;
   if (cached) {
     const kept = pending.catch((error: unknown) => {
-      console.error(`contact directory refresh failed: ${error instanceof Error ? error.name : "error"}`);
+      console.error(`contact directory refresh failed: ${errorName(error)}`);
     });
     waitUntil?.(kept);
     return cached.numbers;
   }
   return pending.catch((error: unknown) => {
-    console.error(`contact directory unreadable: ${error instanceof Error ? error.name : "error"}`);
+    console.error(`contact directory unreadable: ${errorName(error)}`);
     return new Map();
   });
 }

@@ -1,5 +1,5 @@
 // The contact directory in D1: the current number of each PSAP an operator set, and the history of changes.
-import type { PhoneKind } from "../../sdk/src/protocol.ts";
+import type { ContactAction, PhoneKind } from "../../sdk/src/protocol.ts";
 import type { ContactSource } from "./overlay.ts";
 
 export interface Contact {
@@ -13,7 +13,7 @@ export interface Contact {
 
 export interface ContactChange {
   at: string;
-  action: "set" | "deleted";
+  action: ContactAction;
   old: { phone: string; phone_kind: PhoneKind } | null;
   new: { phone: string; phone_kind: PhoneKind } | null;
   source: string | null;
@@ -22,7 +22,7 @@ export interface ContactChange {
 
 interface HistoryRow {
   at: string;
-  action: "set" | "deleted";
+  action: ContactAction;
   old_phone: string | null;
   old_phone_kind: PhoneKind | null;
   new_phone: string | null;

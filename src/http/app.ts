@@ -1,9 +1,11 @@
 // The Hono app: every route, problem+json for every error (unknown routes and methods included), never a stack trace.
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { HTTPException } from "hono/http-exception";
+import { errorSummary } from "../error-name.ts";
 import { type Problem, ProblemError, problem, problemResponse, setProblemTypeBase } from "../problem.ts";
 import type { AppEnv } from "./context.ts";
-import { mountOpenApi, ROUTES } from "./openapi.ts";
+import { mountOpenApi } from "./openapi.ts";
+import { type App, mountMethodNotAllowed, noSuchRoute } from "./route.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
@@ -12,7 +14,7 @@ import { mountPlatformRoutes } from "./routes/platform.ts";
 import { mountSocketRoute } from "./routes/socket.ts";
 import { mountWebhookRoutes } from "./routes/webhooks.ts";
 
-export function createApp(): OpenAPIHono<AppEnv> {
+export function createApp(): App {
   const app = new OpenAPIHono<AppEnv>();
   app.use(async function problemTypes(c, next) {
     setProblemTypeBase(c.env.PROBLEM_TYPE_BASE);
@@ -26,28 +28,12 @@ export function createApp(): OpenAPIHono<AppEnv> {
   mountWebhookRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);
+  // Last: only a path no route above answered for this method reaches it.
   mountMethodNotAllowed(app);
 
-  app.notFound(() => problemResponse(problem("not_found", "No such route.")));
+  app.notFound(() => problemResponse(noSuchRoute()));
   app.onError((error) => problemResponse(problemOf(error)));
   return app;
-}
-
-/** A known path with another method: 405 with the methods it has. */
-function mountMethodNotAllowed(app: OpenAPIHono<AppEnv>): void {
-  const methodsByPath = new Map<string, Set<string>>();
-  for (const route of [...ROUTES, { path: "/v1/openapi.json", method: "get" }]) {
-    const path = route.path.replaceAll(/\{(\w+)\}/g, ":$1");
-    const methods = methodsByPath.get(path) ?? new Set<string>();
-    methods.add(route.method.toUpperCase());
-    methodsByPath.set(path, methods);
-  }
-  for (const [path, methods] of methodsByPath) {
-    const allow = [...methods].join(", ");
-    app.all(path, () =>
-      problemResponse(problem("method_not_allowed", `Use ${allow} on this route.`), { Allow: allow }),
-    );
-  }
 }
 
 function problemOf(error: unknown): Problem {
@@ -56,8 +42,6 @@ function problemOf(error: unknown): Problem {
     return problem("invalid_request", error.message || "The request is invalid.");
   }
   // Log the kind of failure only: request bodies (which may hold coordinates) never reach a log line.
-  const name = error instanceof Error ? error.name : typeof error;
-  const message = error instanceof Error ? error.message : "";
-  console.error(`unhandled error: ${name}: ${message}`);
+  console.error(`unhandled error: ${errorSummary(error)}`);
   return problem("internal_error", "Something went wrong on our side. The request can be retried.");
 }

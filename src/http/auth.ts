@@ -8,6 +8,7 @@ import { authenticateApiKey } from "../auth/authenticate-api-key.ts";
 import { verifySessionToken } from "../auth/session-tokens.ts";
 import type { Env } from "../env.ts";
 import { type ProblemCode, ProblemError, problem } from "../problem.ts";
+import { sessionOver } from "../session/problems.ts";
 import type { AppEnv } from "./context.ts";
 import { apiKeyRateProblem, withinApiKeyRate } from "./rate-limit.ts";
 
@@ -90,7 +91,7 @@ export function requireSessionToken(role: Role): MiddlewareHandler<AppEnv> {
     if (claims.pid !== c.req.param("platformId") || claims.sid !== c.req.param("sessionId")) {
       throw new ProblemError(problem("forbidden", "This token is for another session."));
     }
-    if (expired) throw new ProblemError(expiredProblem());
+    if (expired) throw new ProblemError(sessionOver("expired"));
     c.set("claims", claims);
     await next();
   };
@@ -99,7 +100,7 @@ export function requireSessionToken(role: Role): MiddlewareHandler<AppEnv> {
 /** The claims of a live session token (for `/ws`, where no path names a session): 401 or 410 otherwise. */
 export async function liveClaims(env: Env, token: string): Promise<SessionTokenClaims> {
   const { claims, expired } = await genuineClaims(env, token);
-  if (expired) throw new ProblemError(expiredProblem());
+  if (expired) throw new ProblemError(sessionOver("expired"));
   return claims;
 }
 
@@ -124,8 +125,4 @@ async function genuineClaims(
     "The token is malformed, forged or not for this service.",
     bearerChallenge(REALM, true),
   );
-}
-
-function expiredProblem() {
-  return problem("session_expired", "This session has expired.");
 }

@@ -1,14 +1,30 @@
 // Zod schemas of the PSAP record, the fix's area and emergency numbers, and the admin PSAP and contact routes.
+// Every enum is a list of the protocol's; every response is checked against the type it is built from.
 import { z } from "@hono/zod-openapi";
+import {
+  CONTACT_ACTIONS,
+  EMERGENCY_SERVICES,
+  type EmergencyNumbers as EmergencyNumbersBody,
+  LOCATION_PRECISIONS,
+  PHONE_KINDS,
+  PLACE_KINDS,
+  PSAP_JURISDICTIONS,
+  PSAP_MATCHES,
+  PSAP_TYPES,
+  type PsapArea as PsapAreaBody,
+  type PsapRecord,
+} from "../../sdk/src/protocol.ts";
 import { ADMIN_LIMITS, CONTACT_LIMITS } from "../config.ts";
-import { queryInteger } from "./query-integer.ts";
+import type { Contact, ContactChange } from "../contacts/store.ts";
+import type { CatalogueRecord } from "../psap/format.ts";
+import { isoTimestamp, queryInteger } from "./schema-parts.ts";
 
-const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
+const phoneKind = z.enum(PHONE_KINDS);
 
 const psapFields = {
   id: z.string().openapi({ example: "8927", description: "FCC PSAP ID where known" }),
   name: z.string().openapi({ example: "Southland Dispatch Center" }),
-  type: z.enum(["primary", "secondary"]),
+  type: z.enum(PSAP_TYPES),
   state: z.string().openapi({ example: "IL" }),
   county: z.string().nullable(),
   city: z.string().nullable(),
@@ -16,27 +32,27 @@ const psapFields = {
     .string()
     .nullable()
     .openapi({ description: "E.164, or null when no number is on file", example: "+17085551234" }),
-  phone_kind: z.enum(["emergency", "administrative"]).nullable().openapi({
+  phone_kind: phoneKind.nullable().openapi({
     description:
       "`emergency`: a 10-digit line that rings the 911 floor; `administrative`: the centre's business line",
   }),
-  jurisdiction: z.enum(["municipal", "county", "regional", "state", "special"]),
+  jurisdiction: z.enum(PSAP_JURISDICTIONS),
   handled_by: z
     .string()
     .nullable()
     .openapi({ description: "A secondary's primary (FCC id), from the registry" }),
   latitude: z.number(),
   longitude: z.number(),
-  location_precision: z.enum(["building", "city", "county"]),
+  location_precision: z.enum(LOCATION_PRECISIONS),
 };
 
 export const PsapRecordSchema = z
   .object({
     ...psapFields,
     distance_km: z.number().openapi({ description: "Haversine, mean Earth radius 6371.0088 km, 1 decimal" }),
-    match: z.enum(["boundary", "city", "county", "nearest"]).openapi({ description: "Why it was chosen" }),
+    match: z.enum(PSAP_MATCHES).openapi({ description: "Why it was chosen" }),
   })
-  .openapi("Psap");
+  .openapi("Psap") satisfies z.ZodType<PsapRecord>;
 
 export const PsapArea = z
   .object({
@@ -47,9 +63,9 @@ export const PsapArea = z
     state: z.string().nullable().openapi({ example: "IL" }),
     county: z.string().nullable().openapi({ example: "Cook" }),
     place: z.string().nullable().openapi({ example: "Evanston" }),
-    place_kind: z.enum(["city", "town", "community"]).nullable(),
+    place_kind: z.enum(PLACE_KINDS).nullable(),
   })
-  .openapi("PsapArea");
+  .openapi("PsapArea") satisfies z.ZodType<PsapAreaBody>;
 
 export const EmergencyNumbers = z
   .object({
@@ -57,11 +73,11 @@ export const EmergencyNumbers = z
     numbers: z.array(
       z.object({
         number: z.string().openapi({ example: "911" }),
-        service: z.enum(["all", "police", "ambulance", "fire", "crisis"]),
+        service: z.enum(EMERGENCY_SERVICES),
       }),
     ),
   })
-  .openapi("EmergencyNumbers");
+  .openapi("EmergencyNumbers") satisfies z.ZodType<EmergencyNumbersBody>;
 
 export const CataloguePsap = z.object(psapFields).openapi("CataloguePsap");
 
@@ -73,7 +89,7 @@ export const CataloguePsapDetail = z
       .array(z.string())
       .openapi({ description: "FIPS codes of the counties it answers for" }),
   })
-  .openapi("CataloguePsapDetail");
+  .openapi("CataloguePsapDetail") satisfies z.ZodType<CatalogueRecord>;
 
 export const PsapListQuery = z.strictObject({
   state: z
@@ -99,7 +115,7 @@ export const ContactRequest = z
       description:
         "E.164, or a national number of the PSAP's country or territory as libphonenumber-js reads it (digits, spaces, ( ) . -); stored and returned as E.164",
     }),
-    phone_kind: z.enum(["emergency", "administrative"]),
+    phone_kind: phoneKind,
     source: z
       .string()
       .min(1)
@@ -113,16 +129,14 @@ export const ContactResponse = z
   .object({
     psap_id: z.string(),
     phone: z.string(),
-    phone_kind: z.enum(["emergency", "administrative"]),
+    phone_kind: phoneKind,
     source: z.string(),
     note: z.string().nullable(),
     updated_at: isoTimestamp,
   })
-  .openapi("Contact");
+  .openapi("Contact") satisfies z.ZodType<Contact>;
 
-const contactValue = z
-  .object({ phone: z.string(), phone_kind: z.enum(["emergency", "administrative"]) })
-  .nullable();
+const contactValue = z.object({ phone: z.string(), phone_kind: phoneKind }).nullable();
 
 export const ContactHistoryResponse = z
   .object({
@@ -130,12 +144,12 @@ export const ContactHistoryResponse = z
     history: z.array(
       z.object({
         at: isoTimestamp,
-        action: z.enum(["set", "deleted"]),
+        action: z.enum(CONTACT_ACTIONS),
         old: contactValue,
         new: contactValue,
         source: z.string().nullable(),
         note: z.string().nullable(),
-      }),
+      }) satisfies z.ZodType<ContactChange>,
     ),
   })
   .openapi("ContactHistory");

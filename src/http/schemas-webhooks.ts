@@ -1,12 +1,23 @@
-// Zod schemas of the webhook routes (admin settings, the platform's delivery list): they validate and describe.
+// Zod schemas of the webhook routes (admin settings, the platform's delivery list) and of the events the
+// service sends: they validate and describe. Every enum is a list of the protocol's; every response and
+// each event's data is checked against the type it is built from.
 import { z } from "@hono/zod-openapi";
+import {
+  DELIVERY_STATUSES,
+  LOCATION_UNAVAILABLE_REASONS,
+  PSAP_EMPTY_REASONS,
+  WEBHOOK_EVENT_TYPES,
+  type WebhookEventData,
+  type WebhookEventType,
+} from "../../sdk/src/protocol.ts";
 import { WEBHOOK_LIMITS } from "../config.ts";
-import { WEBHOOK_EVENT_TYPES } from "../webhooks/events.ts";
-import { queryInteger } from "./query-integer.ts";
+import type { DeliveryRecord } from "../webhooks/deliveries.ts";
+import type { WebhookSettings } from "../webhooks/store.ts";
+import { isoTimestamp, queryInteger } from "./schema-parts.ts";
 import { PsapArea } from "./schemas-psaps.ts";
 
-const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
 const eventType = z.enum(WEBHOOK_EVENT_TYPES);
+const deliveryStatus = z.enum(DELIVERY_STATUSES);
 
 export const WebhookRequest = z
   .strictObject({
@@ -35,7 +46,7 @@ export const WebhookResponse = z
     }),
     updated_at: isoTimestamp,
   })
-  .openapi("Webhook");
+  .openapi("Webhook") satisfies z.ZodType<WebhookSettings>;
 
 export const RotateSecretResponse = z
   .object({
@@ -53,10 +64,7 @@ export const DeliveriesQuery = z.object({
       description: `deliveries to return, newest event first (default ${WEBHOOK_LIMITS.defaultDeliveriesPageSize}, at most ${WEBHOOK_LIMITS.maxDeliveriesPageSize})`,
       example: "50",
     }),
-  status: z
-    .enum(["pending", "delivered", "failed"])
-    .optional()
-    .openapi({ param: { name: "status", in: "query" } }),
+  status: deliveryStatus.optional().openapi({ param: { name: "status", in: "query" } }),
   session_id: z
     .uuid("session_id must be a session id")
     .optional()
@@ -70,7 +78,7 @@ export const DeliveriesResponse = z
         event_id: z.string().openapi({ example: "evt_3f1c9a0e5b7d4c2a9e8f7a6b5c4d3e2f" }),
         type: eventType,
         session_id: z.uuid(),
-        status: z.enum(["pending", "delivered", "failed"]),
+        status: deliveryStatus,
         attempts: z.number().int().openapi({ description: "HTTP requests made so far" }),
         last_status_code: z.number().int().nullable().openapi({ description: "null: no answer" }),
         last_error: z.string().nullable().openapi({
@@ -81,7 +89,7 @@ export const DeliveriesResponse = z
         first_attempt_at: isoTimestamp,
         last_attempt_at: isoTimestamp,
         next_attempt_at: isoTimestamp.nullable(),
-      }),
+      }) satisfies z.ZodType<DeliveryRecord>,
     ),
   })
   .openapi("WebhookDeliveries");
@@ -89,7 +97,26 @@ export const DeliveriesResponse = z
 // ---------------------------------------------------------------------------
 // What the service sends (the OpenAPI document's `webhooks`): one schema per event type.
 
-const envelope = <T extends (typeof WEBHOOK_EVENT_TYPES)[number], D extends z.ZodType>(type: T, data: D) =>
+/** Each type's `data`: what the session object publishes for it (session/facts.ts), no more. */
+const EVENT_DATA = {
+  "session.created": z.object({ meeting_id: z.string(), expires_at: isoTimestamp }),
+  "session.sos_triggered": z.object({ sos_started_at: isoTimestamp, repeat: z.boolean() }),
+  "session.sos_cancelled": z.object({ expires_at: isoTimestamp }),
+  "session.location_unavailable": z.object({
+    reason: z.enum([...LOCATION_UNAVAILABLE_REASONS, "lookup_failed"]),
+  }),
+  "session.psaps_delivered": z.object({
+    result_id: z.uuid(),
+    psaps: z.array(z.object({ id: z.string(), name: z.string(), phone: z.string().nullable() })),
+    area: PsapArea,
+    data_version: z.string(),
+    reason: z.enum(PSAP_EMPTY_REASONS).nullable(),
+  }),
+  "session.ended": z.object({ ended_at: isoTimestamp }),
+  "session.expired": z.object({ expired_at: isoTimestamp }),
+} satisfies { [T in WebhookEventType]: z.ZodType<WebhookEventData[T]> };
+
+const envelope = <T extends WebhookEventType>(type: T) =>
   z.object({
     id: z
       .string()
@@ -98,31 +125,14 @@ const envelope = <T extends (typeof WEBHOOK_EVENT_TYPES)[number], D extends z.Zo
     created_at: isoTimestamp,
     platform_id: z.string(),
     session_id: z.uuid(),
-    data,
+    data: EVENT_DATA[type],
   });
 
+type Envelope = ReturnType<typeof envelope>;
+
 export const WebhookEvent = z
-  .discriminatedUnion("type", [
-    envelope("session.created", z.object({ meeting_id: z.string(), expires_at: isoTimestamp })),
-    envelope("session.sos_triggered", z.object({ sos_started_at: isoTimestamp, repeat: z.boolean() })),
-    envelope("session.sos_cancelled", z.object({ expires_at: isoTimestamp })),
-    envelope(
-      "session.location_unavailable",
-      z.object({ reason: z.enum(["permission_denied", "position_unavailable", "timeout", "lookup_failed"]) }),
-    ),
-    envelope(
-      "session.psaps_delivered",
-      z.object({
-        result_id: z.uuid(),
-        psaps: z.array(z.object({ id: z.string(), name: z.string(), phone: z.string().nullable() })),
-        area: PsapArea,
-        data_version: z.string(),
-        reason: z.literal("outside_coverage").nullable(),
-      }),
-    ),
-    envelope("session.ended", z.object({ ended_at: isoTimestamp })),
-    envelope("session.expired", z.object({ expired_at: isoTimestamp })),
-  ])
+  // One envelope per type, in the protocol's order (the list is not empty: a tuple's first element is there).
+  .discriminatedUnion("type", WEBHOOK_EVENT_TYPES.map((type) => envelope(type)) as [Envelope, ...Envelope[]])
   .openapi("WebhookEvent", {
     description:
       "A session event as POSTed to the platform's webhook. Never holds a coordinate or the address on file.",

@@ -1,12 +1,34 @@
-// Zod schemas of every request and response body: they validate requests and produce the OpenAPI document.
+// Zod schemas of the platform, session and SOS bodies: they validate requests and produce the OpenAPI
+// document. Every enum is a list of the protocol's; every response is checked against the type its
+// readers use (`satisfies`), so the document cannot drift from the SDKs.
 import { z } from "@hono/zod-openapi";
+import {
+  AUDIT_ACTORS,
+  AUDIT_EVENT_TYPES,
+  type AuditEventsPage,
+  LOCATION_UNAVAILABLE_REASONS,
+  type LocationFix,
+  type LocationReceivedBody,
+  type LocationUnavailableReport,
+  PROBLEM_CODES,
+  type ProblemDetails,
+  PSAP_EMPTY_REASONS,
+  type PsapResultsBody,
+  SESSION_STATES,
+  type SessionCreateRequest,
+  type SessionCreateResponse,
+  type SessionEndResponse,
+  type SessionView,
+  type SosCancelResponse as SosCancelBody,
+  type SosTriggerResponse as SosTriggerBody,
+} from "../../sdk/src/protocol.ts";
+import type { Jwks } from "../auth/jwks.ts";
+import type { CreatedApiKey, CreatedPlatform } from "../auth/platforms.ts";
 import { AUDIT_LIMITS, HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
-import { queryInteger } from "./query-integer.ts";
+import { isoTimestamp, queryInteger } from "./schema-parts.ts";
 import { EmergencyNumbers, PsapArea, PsapRecordSchema } from "./schemas-psaps.ts";
 
-const isoTimestamp = z.string().openapi({ format: "date-time", example: "2026-11-22T15:00:00.000Z" });
 const nullableTimestamp = isoTimestamp.nullable();
-const sessionState = z.enum(["active", "sos", "ended", "expired"]);
 
 const platformIdentifier = (name: string) =>
   z
@@ -49,7 +71,7 @@ export const CreateSessionRequest = z
         example: "1200 W Harrison St, Chicago, IL 60607",
       }),
   })
-  .openapi("CreateSessionRequest");
+  .openapi("CreateSessionRequest") satisfies z.ZodType<SessionCreateRequest>;
 
 /** `GET .../events?after=&limit=`. */
 export const EventsQuery = z.object({
@@ -81,13 +103,11 @@ export const LocationFixRequest = z
     accuracy: z.number().min(0).max(100_000).optional().openapi({ description: "metres (coords.accuracy)" }),
     timestamp: z.number().min(0).optional().openapi({ description: "epoch milliseconds of the fix" }),
   })
-  .openapi("LocationFix");
+  .openapi("LocationFix") satisfies z.ZodType<LocationFix>;
 
 export const LocationUnavailableRequest = z
-  .strictObject({
-    unavailable: z.enum(["permission_denied", "position_unavailable", "timeout"]),
-  })
-  .openapi("LocationUnavailable");
+  .strictObject({ unavailable: z.enum(LOCATION_UNAVAILABLE_REASONS) })
+  .openapi("LocationUnavailable") satisfies z.ZodType<LocationUnavailableReport>;
 
 export const LocationSubmissionRequest = z
   .union([LocationFixRequest, LocationUnavailableRequest])
@@ -102,10 +122,10 @@ export const ProblemResponse = z
     title: z.string(),
     status: z.number().int(),
     detail: z.string(),
-    code: z.string(),
+    code: z.enum(PROBLEM_CODES),
     errors: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
   })
-  .openapi("Problem");
+  .openapi("Problem") satisfies z.ZodType<ProblemDetails>;
 
 export const CreatePlatformResponse = z
   .object({
@@ -115,11 +135,11 @@ export const CreatePlatformResponse = z
     api_key_id: z.string(),
     created_at: isoTimestamp,
   })
-  .openapi("Platform");
+  .openapi("Platform") satisfies z.ZodType<CreatedPlatform>;
 
 export const CreateApiKeyResponse = z
   .object({ api_key: z.string(), api_key_id: z.string(), created_at: isoTimestamp })
-  .openapi("ApiKey");
+  .openapi("ApiKey") satisfies z.ZodType<CreatedApiKey>;
 
 export const CreateSessionResponse = z
   .object({
@@ -131,13 +151,13 @@ export const CreateSessionResponse = z
     expires_at: isoTimestamp,
     created_at: isoTimestamp,
   })
-  .openapi("CreatedSession");
+  .openapi("CreatedSession") satisfies z.ZodType<SessionCreateResponse>;
 
-export const SessionView = z
+export const SessionViewResponse = z
   .object({
     session_id: z.uuid(),
     platform_id: z.string(),
-    state: sessionState,
+    state: z.enum(SESSION_STATES),
     created_at: isoTimestamp,
     expires_at: isoTimestamp,
     sos_started_at: nullableTimestamp,
@@ -145,21 +165,24 @@ export const SessionView = z
     patient_connected: z.boolean(),
     counselor_connected: z.boolean(),
   })
-  .openapi("Session");
+  .openapi("Session") satisfies z.ZodType<SessionView>;
 
 export const EndSessionResponse = z
   .object({ session_id: z.uuid(), state: z.literal("ended"), ended_at: isoTimestamp })
-  .openapi("EndedSession");
+  .openapi("EndedSession") satisfies z.ZodType<SessionEndResponse>;
 
 export const AuditEventsResponse = z
   .object({
     events: z.array(
       z.object({
         seq: z.number().int(),
-        type: z.string(),
+        type: z.enum(AUDIT_EVENT_TYPES),
         at: isoTimestamp,
-        actor: z.string(),
-        data: z.record(z.string(), z.unknown()).optional(),
+        actor: z.enum(AUDIT_ACTORS),
+        data: z
+          .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.string())]))
+          .optional()
+          .openapi({ description: "identifiers, counts and reasons: never a coordinate or the address" }),
       }),
     ),
     next_after: z
@@ -168,7 +191,7 @@ export const AuditEventsResponse = z
       .nullable()
       .openapi({ description: "pass as ?after= for the next page; null when no more events follow" }),
   })
-  .openapi("AuditEvents");
+  .openapi("AuditEvents") satisfies z.ZodType<AuditEventsPage>;
 
 export const SosTriggerResponse = z
   .object({
@@ -177,11 +200,11 @@ export const SosTriggerResponse = z
     sos_started_at: isoTimestamp,
     patient_connected: z.boolean(),
   })
-  .openapi("SosTriggered");
+  .openapi("SosTriggered") satisfies z.ZodType<SosTriggerBody>;
 
 export const SosCancelResponse = z
   .object({ session_id: z.uuid(), state: z.literal("active"), expires_at: isoTimestamp })
-  .openapi("SosCancelled");
+  .openapi("SosCancelled") satisfies z.ZodType<SosCancelBody>;
 
 export const PsapResultsResponse = z
   .object({
@@ -191,12 +214,25 @@ export const PsapResultsResponse = z
     emergency: EmergencyNumbers,
     computed_at: isoTimestamp,
     data_version: z.string(),
-    reason: z.literal("outside_coverage").optional(),
+    reason: z.enum(PSAP_EMPTY_REASONS).optional(),
   })
-  .openapi("PsapResults");
+  .openapi("PsapResults") satisfies z.ZodType<PsapResultsBody>;
 
-export const LocationReceivedResponse = z.object({ received: z.literal(true) }).openapi("LocationReceived");
+export const LocationReceivedResponse = z
+  .object({ received: z.literal(true) })
+  .openapi("LocationReceived") satisfies z.ZodType<LocationReceivedBody>;
 
 export const JwksResponse = z
-  .object({ keys: z.array(z.record(z.string(), z.unknown())) })
-  .openapi("JsonWebKeySet");
+  .object({
+    keys: z.array(
+      z.object({
+        kty: z.literal("OKP"),
+        crv: z.literal("Ed25519"),
+        x: z.string(),
+        kid: z.string(),
+        alg: z.literal("EdDSA"),
+        use: z.literal("sig"),
+      }),
+    ),
+  })
+  .openapi("JsonWebKeySet") satisfies z.ZodType<Jwks>;

@@ -3,10 +3,57 @@
 // is returned, an area's rings are decoded (in place, from the entry's text) the first time a fix falls
 // within its bounding box, and an area is named only when it holds the fix. Decoding allocates little,
 // so a burst of cold lookups sets off few garbage collections.
-import { type PsapTuple, parseEntry } from "./format.ts";
+import { type AreaKindCode, type PsapTuple, parseEntry } from "./format.ts";
 import { KM_PER_DEGREE } from "./geo.ts";
-import { QUANTUM } from "./geometry.ts";
-import type { AreaGrid, RankableEntry } from "./rank.ts";
+import { type AreaGeometry, QUANTUM } from "./geometry.ts";
+
+/** An entry as the ranking reads it (rank.ts): decoded once when it is read, then cached (lookup.ts). */
+export interface RankableEntry {
+  /** The entry's PSAPs as stored (format.ts's tuples): a record is made only for a PSAP returned. */
+  psaps: readonly PsapTuple[];
+  latitude: Float64Array;
+  longitude: Float64Array;
+  /** 0 for a primary, 1 for a secondary. */
+  secondary: Uint8Array;
+  /** Jurisdiction rank of each PSAP (compared on every sort). */
+  jurisdiction: Uint8Array;
+  /** The leaf's centre [lat, lon]. */
+  centre: readonly number[];
+  /** Nearest candidates: primaries, then secondaries, each nearest to the centre first... */
+  nearest: readonly number[];
+  /** ...with a lower bound of that distance, metres. */
+  nearestBoundM: readonly number[];
+  /** Per area (format.ts's columns): its kind... */
+  areaKind: readonly AreaKindCode[];
+  /** ...its name and state, two values each... */
+  areaNames: readonly (string | null)[];
+  /** ...its bounding box in degrees (longitudes unwrapped like its rings): minLon, minLat, maxLon, maxLat... */
+  boxes: Float64Array;
+  /** ...its ring bounds, `ringBounds[ringBoundsAt[a]]` up to `ringBounds[ringBoundsAt[a + 1]]` (rings in `text`, from `ringsAt` on)... */
+  ringBounds: readonly number[];
+  ringBoundsAt: readonly number[];
+  /** ...and its members, `members[membersAt[a]]` up to `members[membersAt[a + 1]]`. */
+  members: readonly number[];
+  membersAt: readonly number[];
+  /** Per area, its rings, decoded the first time a fix comes near. */
+  geometry: (AreaGeometry | undefined)[];
+  text: string;
+  ringsAt: number;
+  /** Which areas can reach each cell of a grid over the entry: a fix tests only its cell's. */
+  grid: AreaGrid;
+}
+
+/** A grid over an entry's areas: cell k lists (in entry order) the areas `items[starts[k]..starts[k + 1]]`. */
+export interface AreaGrid {
+  minLon: number;
+  maxLon: number;
+  minLat: number;
+  maxLat: number;
+  /** Longitude the grid's frame is unwrapped around. */
+  refLon: number;
+  starts: Uint32Array;
+  items: Uint32Array;
+}
 
 /** Cells per side of the grid that finds an entry's areas near a fix. */
 const GRID = 8;

@@ -22,8 +22,3 @@ export function haversineKm(lat1: number, lon1: number, lat2: number, lon2: numb
 export function roundKm(km: number): number {
   return Math.round(km * 10) / 10;
 }
-
-/** Brings a longitude difference into [-180, 180). */
-export function wrapLonDelta(delta: number): number {
-  return ((((delta + 180) % 360) + 360) % 360) - 180;
-}

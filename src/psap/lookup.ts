@@ -4,10 +4,10 @@ import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "..
 import { PSAP_LIMITS } from "../config.ts";
 import { type ContactSource, currentContacts, withContacts } from "../contacts/overlay.ts";
 import { LruCache } from "../lru-cache.ts";
-import { decodeEntry } from "./decode.ts";
+import { decodeEntry, type RankableEntry } from "./decode.ts";
 import { type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
 import { MalformedRingError, toleranceKm } from "./geometry.ts";
-import { type RankableEntry, rankEntry } from "./rank.ts";
+import { rankEntry } from "./rank.ts";
 import { CellTree } from "./tree.ts";
 import { describeArea, emergencyNumbersAt, isOutsideUs } from "./where.ts";
 
@@ -36,7 +36,6 @@ export interface PsapIndexStore {
 /** No index has been loaded at all (no pointer key). */
 export class PsapIndexUnavailableError extends Error {
   readonly code = "psap_index_unavailable";
-  static readonly code = "psap_index_unavailable";
   constructor(message = "No PSAP index is loaded", options?: { cause?: unknown }) {
     super(message, options);
     this.name = "PsapIndexUnavailableError";
@@ -49,7 +48,6 @@ export class PsapIndexUnavailableError extends Error {
  */
 export class PsapLookupFailedError extends Error {
   readonly code = "psap_lookup_failed";
-  static readonly code = "psap_lookup_failed";
   constructor(message = "The PSAP index could not be read", options?: { cause?: unknown }) {
     super(message, options);
     this.name = "PsapLookupFailedError";

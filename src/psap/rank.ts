@@ -9,7 +9,7 @@
 // (5) distance; then id, so that the order is total. The nearest group is sorted by type, then distance,
 // then id.
 import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
-import { gridCellOf } from "./decode.ts";
+import { gridCellOf, type RankableEntry } from "./decode.ts";
 import {
   AREA_BOUNDARY,
   AREA_CITY,
@@ -22,55 +22,7 @@ import {
   recordOf,
 } from "./format.ts";
 import { haversineKm, KM_PER_DEGREE, roundKm } from "./geo.ts";
-import { type AreaGeometry, areaLevel, decodeRingsAt, INSIDE, OUTSIDE } from "./geometry.ts";
-
-/** An entry as the ranking reads it (decoded once when it is read, then cached: decode.ts). */
-export interface RankableEntry {
-  /** The entry's PSAPs as stored (format.ts's tuples): a record is made only for a PSAP returned. */
-  psaps: readonly PsapTuple[];
-  latitude: Float64Array;
-  longitude: Float64Array;
-  /** 0 for a primary, 1 for a secondary. */
-  secondary: Uint8Array;
-  /** Jurisdiction rank of each PSAP (compared on every sort). */
-  jurisdiction: Uint8Array;
-  /** The leaf's centre [lat, lon]. */
-  centre: readonly number[];
-  /** Nearest candidates: primaries, then secondaries, each nearest to the centre first... */
-  nearest: readonly number[];
-  /** ...with a lower bound of that distance, metres. */
-  nearestBoundM: readonly number[];
-  /** Per area (format.ts's columns): its kind... */
-  areaKind: readonly AreaKindCode[];
-  /** ...its name and state, two values each... */
-  areaNames: readonly (string | null)[];
-  /** ...its bounding box in degrees (longitudes unwrapped like its rings): minLon, minLat, maxLon, maxLat... */
-  boxes: Float64Array;
-  /** ...its ring bounds, `ringBounds[ringBoundsAt[a]]` up to `ringBounds[ringBoundsAt[a + 1]]` (rings in `text`, from `ringsAt` on)... */
-  ringBounds: readonly number[];
-  ringBoundsAt: readonly number[];
-  /** ...and its members, `members[membersAt[a]]` up to `members[membersAt[a + 1]]`. */
-  members: readonly number[];
-  membersAt: readonly number[];
-  /** Per area, its rings, decoded the first time a fix comes near. */
-  geometry: (AreaGeometry | undefined)[];
-  text: string;
-  ringsAt: number;
-  /** Which areas can reach each cell of a grid over the entry (decode.ts): a fix tests only its cell's. */
-  grid: AreaGrid;
-}
-
-/** A grid over an entry's areas: cell k lists (in entry order) the areas `items[starts[k]..starts[k + 1]]`. */
-export interface AreaGrid {
-  minLon: number;
-  maxLon: number;
-  minLat: number;
-  maxLat: number;
-  /** Longitude the grid's frame is unwrapped around. */
-  refLon: number;
-  starts: Uint32Array;
-  items: Uint32Array;
-}
+import { areaLevel, decodeRingsAt, INSIDE, OUTSIDE } from "./geometry.ts";
 
 /** An area that holds the fix, as the result's `area` names it. */
 export interface NamedArea {

@@ -1,39 +1,16 @@
 // The session's audit trail, in the object's own SQLite storage, and the sockets it shows as connected.
 // Events never hold coordinates or the address on file.
-import type { Role } from "../../sdk/src/protocol.ts";
+import type {
+  AuditActor,
+  AuditData,
+  AuditEvent,
+  AuditEventsPage,
+  AuditEventType,
+  Role,
+} from "../../sdk/src/protocol.ts";
 
-export type AuditEventType =
-  | "session_created"
-  | "socket_connected"
-  | "socket_disconnected"
-  | "sos_triggered"
-  | "sos_cancelled"
-  | "location_requested"
-  | "location_received"
-  | "location_unavailable"
-  | "psaps_delivered"
-  | "session_ended"
-  | "session_expired";
-
-/** Who caused an event: a browser role, the platform's backend, or the service itself (timers). */
-export type AuditActor = Role | "platform" | "system";
-
-/** Event data: identifiers, counts and reasons only. Typed so a coordinate cannot be put in by accident. */
-export type AuditData = Record<string, string | number | boolean | null | string[]>;
-
-export interface AuditEvent {
-  seq: number;
-  type: AuditEventType;
-  at: string;
-  actor: AuditActor;
-  data?: AuditData;
-}
-
-export interface AuditPage {
-  events: AuditEvent[];
-  /** The last `seq` returned, or null when no more events follow. */
-  next_after: number | null;
-}
+/** Which page of the trail: the events after `after` (a seq), at most `limit` of them. */
+export type AuditPageQuery = { after: number; limit: number };
 
 /** Keys that would carry a position or an address: refused at write time, as a last line of defence. */
 const FORBIDDEN_KEYS =
@@ -78,7 +55,7 @@ export class AuditLog {
   }
 
   /** Up to `limit` events after `after`, in order. */
-  page(after: number, limit: number): AuditPage {
+  page(after: number, limit: number): AuditEventsPage {
     const rows = this.#sql
       .exec<{ seq: number; type: string; at: string; actor: string; data: string | null }>(
         "SELECT seq, type, at, actor, data FROM audit_events WHERE seq > ? ORDER BY seq LIMIT ?",

@@ -1,6 +1,6 @@
 // Who calls a session object's browser methods or opens its socket, as the worker verified from the token.
 // For a socket, the worker passes it in headers it sets itself (only the worker can reach the object).
-import type { Role } from "../../sdk/src/protocol.ts";
+import { ROLES, type Role } from "../../sdk/src/protocol.ts";
 
 export interface SessionCaller {
   role: Role;
@@ -25,7 +25,7 @@ export function withCaller(request: Request, caller: SessionCaller): Request {
 }
 
 export function callerOf(request: Request): SessionCaller | null {
-  const role = request.headers.get(HEADERS.role);
-  if (role !== "patient" && role !== "counselor") return null;
+  const role = ROLES.find((known) => known === request.headers.get(HEADERS.role));
+  if (role === undefined) return null;
   return { role, sub: request.headers.get(HEADERS.sub) ?? "", jti: request.headers.get(HEADERS.jti) ?? "" };
 }

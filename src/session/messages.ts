@@ -6,6 +6,7 @@ import type {
   LocationUnavailableMessage,
   PsapResultsMessage,
   Role,
+  ServerMessage,
   SessionEndedMessage,
   SessionEndReason,
   SessionStateMessage,
@@ -22,6 +23,20 @@ export function sessionStateMessage(record: SessionRecord, role: Role): SessionS
   };
   if (role === "counselor") message.patient_address = addressOf(record);
   return message;
+}
+
+/**
+ * What a socket hears as it connects: the session's state; a patient, while an SOS waits for a fix, the
+ * location request; then the latest results, if any (each role its own copy).
+ */
+export function greetingMessages(record: SessionRecord, role: Role, now: number): ServerMessage[] {
+  const greeting: ServerMessage[] = [sessionStateMessage(record, role)];
+  if (role === "patient" && record.state === "sos" && record.location === null) {
+    greeting.push(locationRequestMessage(record, now));
+  }
+  const latest = psapResultsMessage(record, role);
+  if (latest) greeting.push(latest);
+  return greeting;
 }
 
 export function locationRequestMessage(record: SessionRecord, now: number): LocationRequestMessage {

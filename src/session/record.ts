@@ -1,5 +1,15 @@
 // What a session object stores about its session, and the views of it the API shows.
-import type { PsapResultsBody, ReportedLocation, Role, SessionState } from "../../sdk/src/protocol.ts";
+import type {
+  LocationFix,
+  PsapResultsBody,
+  ReportedLocation,
+  Role,
+  SessionEndResponse,
+  SessionState,
+  SessionView,
+  SosCancelResponse,
+  SosTriggerResponse,
+} from "../../sdk/src/protocol.ts";
 
 export interface SessionRecord {
   session_id: string;
@@ -60,19 +70,7 @@ export function endedAt(record: SessionRecord): number | null {
   return record.state === "ended" ? record.final_at : null;
 }
 
-export interface SessionViewBody {
-  session_id: string;
-  platform_id: string;
-  state: SessionState;
-  created_at: string;
-  expires_at: string;
-  sos_started_at: string | null;
-  ended_at: string | null;
-  patient_connected: boolean;
-  counselor_connected: boolean;
-}
-
-export function sessionView(record: SessionRecord, connected: Record<Role, boolean>): SessionViewBody {
+export function sessionView(record: SessionRecord, connected: Record<Role, boolean>): SessionView {
   return {
     session_id: record.session_id,
     platform_id: record.platform_id,
@@ -84,4 +82,32 @@ export function sessionView(record: SessionRecord, connected: Record<Role, boole
     patient_connected: connected.patient,
     counselor_connected: connected.counselor,
   };
+}
+
+export function sosTriggerView(
+  record: SessionRecord,
+  at: number,
+  patientConnected: boolean,
+): SosTriggerResponse {
+  const sosStartedAt = iso(record.sos_started_at ?? at);
+  return {
+    session_id: record.session_id,
+    state: "sos",
+    sos_started_at: sosStartedAt,
+    patient_connected: patientConnected,
+  };
+}
+
+export function sosCancelView(record: SessionRecord): SosCancelResponse {
+  return { session_id: record.session_id, state: "active", expires_at: iso(record.expires_at) };
+}
+
+/** An end's answer: the same for every repeat (`at` stands in only if the record has no end yet). */
+export function sessionEndView(record: SessionRecord, at: number): SessionEndResponse {
+  return { session_id: record.session_id, state: "ended", ended_at: iso(endedAt(record) ?? at) };
+}
+
+/** A submitted fix as the session keeps it and counselors see it: the position and its accuracy only. */
+export function reportedLocation(fix: LocationFix): ReportedLocation {
+  return { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy ?? null };
 }

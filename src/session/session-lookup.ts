@@ -1,7 +1,8 @@
 // The PSAP lookup as the session runs it: bounded in time, and a failure answers 503 with Retry-After,
 // never an empty list that claims no PSAP is near.
-import type { PsapResultsBody } from "../../sdk/src/protocol.ts";
+import type { PsapResultsBody, SessionState } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
+import { errorSummary } from "../error-name.ts";
 import { type Problem, problem } from "../problem.ts";
 import {
   type LookupOptions,
@@ -53,6 +54,37 @@ function lateAnswer(running: Promise<PsapLookupResult>): Promise<PsapLookupResul
   return withTimeout(answer, PSAP_LIMITS.lateLookupMs, () => null);
 }
 
+/** Which SOS and which fix a lookup was started for: their turns then. */
+export type LookupTurn = { sos: number; fix: number };
+
+/**
+ * Which lookup may still deliver: the one for the latest fix of the SOS under way, no other. A lookup
+ * lets other requests in while it runs (a cancel, a new SOS, the end, a newer fix).
+ */
+export class LookupTurns {
+  #sos = 0;
+  #fix = 0;
+
+  /** The state changed (an SOS started or was cancelled, the session ended): no lookup under way delivers. */
+  stateChanged(): void {
+    this.#sos++;
+  }
+
+  /** A new fix came: its lookup's turn (an earlier fix's lookup is no longer the latest). */
+  next(): LookupTurn {
+    return { sos: this.#sos, fix: ++this.#fix };
+  }
+
+  isLatestFix(turn: LookupTurn): boolean {
+    return turn.fix === this.#fix;
+  }
+
+  /** Whether the SOS that asked for the lookup is still the one under way. */
+  isSameSos(turn: LookupTurn, state: SessionState): boolean {
+    return state === "sos" && turn.sos === this.#sos;
+  }
+}
+
 /** The answer to deliver: a fresh result id, and no coordinate in it. */
 export function resultOf(found: PsapLookupResult, at: number): PsapResultsBody {
   const result: PsapResultsBody = {
@@ -87,7 +119,5 @@ export function lookupProblem(error: unknown): Problem {
 
 /** Logged for the operator: the kind and message only (the lookup never puts a coordinate in a message). */
 function logLookupFailure(which: "" | "late ", error: unknown): void {
-  const name = error instanceof Error ? error.name : typeof error;
-  const message = error instanceof Error ? error.message : "";
-  console.error(`PSAP ${which}lookup failed: ${name}: ${message}`);
+  console.error(`PSAP ${which}lookup failed: ${errorSummary(error)}`);
 }

@@ -1,6 +1,11 @@
 // The session state machine (SPEC section 6): every allowed move, and the one function that applies it
 // with every field it changes, so no method sets fields by hand and no path (end, expiry) bypasses it.
-import type { PsapResultsBody, ReportedLocation, SessionState } from "../../sdk/src/protocol.ts";
+import type {
+  PsapResultsBody,
+  ReportedLocation,
+  SessionEndReason,
+  SessionState,
+} from "../../sdk/src/protocol.ts";
 import { SESSION_LIMITS } from "../config.ts";
 import type { SessionRecord } from "./record.ts";
 
@@ -38,13 +43,8 @@ const MOVES: Readonly<Record<SessionState, Partial<Record<SessionEventType, Sess
   expired: {},
 };
 
-export function isFinal(state: SessionState): boolean {
+export function isFinal(state: SessionState): state is SessionEndReason {
   return state === "ended" || state === "expired";
-}
-
-/** Whether `event` is allowed in the record's state. */
-export function accepts(record: SessionRecord, type: SessionEventType): boolean {
-  return MOVES[record.state][type] !== undefined;
 }
 
 /** Whether a trigger now would start an SOS (the move that is never refused for rate). */

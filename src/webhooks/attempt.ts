@@ -1,5 +1,6 @@
 // One delivery attempt: a signed POST, 10 s to answer, no redirect followed, the answer's body never read.
 import { WEBHOOK_LIMITS } from "../config.ts";
+import { errorName } from "../error-name.ts";
 import { signatureHeader } from "./signing.ts";
 
 /**
@@ -53,7 +54,7 @@ export async function attemptDelivery(
 }
 
 function requestError(error: unknown): AttemptError {
-  const name = error instanceof Error ? error.name : "";
+  const name = errorName(error);
   if (name === "TimeoutError" || name === "AbortError") return "timeout";
   const message = error instanceof Error ? error.message : String(error);
   return /\b(tls|ssl|certificate|handshake)\b/i.test(message) ? "tls" : "connection failed";

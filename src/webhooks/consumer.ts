@@ -8,11 +8,14 @@
 // receiver that refuses each event's first request gets every event on its first retry. Order is kept as
 // far as that costs no event its schedule: a session's events in a batch go oldest first, one after the
 // other, and events that failed together come back together and go oldest first again.
+
+import type { WebhookEvent } from "../../sdk/src/protocol.ts";
 import { WEBHOOK_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
+import { errorName } from "../error-name.ts";
 import { attemptDelivery } from "./attempt.ts";
 import { type DeliveryOutcome, recordDeadLetters, recordDeliveries } from "./deliveries.ts";
-import { isWebhookEventType, type WebhookEvent, type WebhookQueueMessage } from "./events.ts";
+import { isWebhookEventType, type WebhookQueueMessage } from "./events.ts";
 import { retryDelaySeconds } from "./retry-schedule.ts";
 import { takesEvent, type WebhookTarget, webhookTargets } from "./store.ts";
 import { checkWebhookUrl } from "./url.ts";
@@ -108,28 +111,41 @@ async function deliverOne(
     message.ack();
     // A retry whose webhook was removed (or no longer takes this type) since: its record ends as failed.
     return triedBefore > 0
-      ? outcome(event, "failed", 0, null, "the webhook no longer takes this event", null)
+      ? outcome(event, { status: "failed", tries: 0, error: "the webhook no longer takes this event" })
       : null;
   }
   // Checked again at every delivery: a URL stored before the rule (or before a change of it) is not reached.
   if (!checkWebhookUrl(target.url, context.allowLoopback).ok) {
     message.ack();
-    return outcome(event, "failed", 0, null, "refused", null);
+    return outcome(event, { status: "failed", tries: 0, error: "refused" });
   }
   const at = Date.now();
   const result = await attemptDelivery(target.url, event.id, JSON.stringify(event), target.secrets, at);
   if (result.ok) {
     message.ack();
-    return outcome(event, "delivered", 1, result.statusCode, null, null, at);
+    return outcome(event, { status: "delivered", tries: 1, statusCode: result.statusCode, at });
   }
   const tries = triedBefore + 1;
   const delay = retryDelaySeconds(tries);
   if (delay === null) {
     message.ack();
-    return outcome(event, "failed", 1, result.statusCode, result.error, null, at);
+    return outcome(event, {
+      status: "failed",
+      tries: 1,
+      statusCode: result.statusCode,
+      error: result.error,
+      at,
+    });
   }
   await retryLater(message, { seq: body.seq, event, tries }, delay, context.queue);
-  return outcome(event, "pending", 1, result.statusCode, result.error, at + delay * 1000, at);
+  return outcome(event, {
+    status: "pending",
+    tries: 1,
+    statusCode: result.statusCode,
+    error: result.error,
+    nextAttemptAt: at + delay * 1000,
+    at,
+  });
 }
 
 /**
@@ -162,16 +178,13 @@ function triesOf(body: WebhookQueueMessage): number {
   return body.tries ?? 0;
 }
 
+/** What one pass did with an event: no answer, no error and no next try unless given; `at` is now unless given. */
 function outcome(
   event: WebhookEvent,
-  status: DeliveryOutcome["status"],
-  tries: number,
-  statusCode: number | null,
-  error: string | null,
-  nextAttemptAt: number | null,
-  at = Date.now(),
+  pass: Pick<DeliveryOutcome, "status" | "tries"> &
+    Partial<Pick<DeliveryOutcome, "statusCode" | "error" | "nextAttemptAt" | "at">>,
 ): DeliveryOutcome {
-  return { event, status, tries, statusCode, error, nextAttemptAt, at };
+  return { event, statusCode: null, error: null, nextAttemptAt: null, at: Date.now(), ...pass };
 }
 
 /** The queue gave up on these (the consumer failed as a whole too often): recorded as failed. */
@@ -203,6 +216,5 @@ export function parseQueueMessage(value: unknown): WebhookQueueMessage | null {
 
 /** The kind of failure only: never a payload or a secret. */
 function logFailure(what: string, error: unknown): void {
-  const name = error instanceof Error ? error.name : typeof error;
-  console.error(`webhook consumer: ${what} failed: ${name}`);
+  console.error(`webhook consumer: ${what} failed: ${errorName(error)}`);
 }

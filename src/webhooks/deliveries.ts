@@ -5,10 +5,9 @@
 // delays a record, never an SOS), they come batched (one D1 call per queue batch, not per event), the
 // list is a plain indexed query per platform, and the admin side already lives in D1. D1's one writer
 // bounds how many delivery records the service writes a second, not how many sessions it serves.
-import { WEBHOOK_LIMITS } from "../config.ts";
-import type { WebhookEvent } from "./events.ts";
 
-export type DeliveryStatus = "pending" | "delivered" | "failed";
+import type { DeliveryStatus, WebhookEvent, WebhookEventType } from "../../sdk/src/protocol.ts";
+import { WEBHOOK_LIMITS } from "../config.ts";
 
 /** The outcome of one consumer pass over one event. */
 export interface DeliveryOutcome {
@@ -23,9 +22,10 @@ export interface DeliveryOutcome {
   nextAttemptAt: number | null;
 }
 
+/** One row of `GET .../webhook/deliveries`. */
 export interface DeliveryRecord {
   event_id: string;
-  type: string;
+  type: WebhookEventType;
   session_id: string;
   status: DeliveryStatus;
   attempts: number;

@@ -8,9 +8,12 @@
 // send) and applies the consumer's own rule, so a platform without a webhook costs no queue send, no
 // consumer run and no delivery work. When the webhook cannot be read, every event goes, and the
 // consumer decides as before: nothing is dropped that it would have delivered.
+
+import type { WebhookEvent } from "../../sdk/src/protocol.ts";
 import { WEBHOOK_LIMITS } from "../config.ts";
+import { errorName } from "../error-name.ts";
 import { withTimeout } from "../timeout.ts";
-import { newEventId, type WebhookEvent, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
+import { newEventId, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";
 import { takesEvent, webhookTargets } from "./store.ts";
 
 type OutboxRow = {
@@ -24,9 +27,11 @@ export class WebhookOutbox {
   readonly #queue: () => Queue<WebhookQueueMessage> | undefined;
   /** Where the platforms' webhooks are (read at each send, like the queue). */
   readonly #webhooks: () => D1Database | undefined;
-  /** Told when a send failed and events still wait: the object sets an alarm to try again. */
+  /** Told when a send failed and events still wait: the object sets its alarm for `retryAt`. */
   readonly #onSendFailed: () => void;
   #flushing = false;
+  /** When to send again after a failed send (in memory: a wake sends the outbox anyway). */
+  #retryAt: number | null = null;
 
   constructor(
     ctx: DurableObjectState,
@@ -81,6 +86,16 @@ export class WebhookOutbox {
     );
   }
 
+  /** When a failed send is to be tried again (null: none failed since the last `retryDue`). */
+  get retryAt(): number | null {
+    return this.#retryAt;
+  }
+
+  /** The retry time came (the alarm fired): the caller flushes now, and a failed send sets it again. */
+  retryDue(): void {
+    this.#retryAt = null;
+  }
+
   /** Whether events wait to be sent (after a failed send, or an eviction mid-send). */
   hasPending(): boolean {
     try {
@@ -120,6 +135,7 @@ export class WebhookOutbox {
       // Kept in the outbox: the retry alarm (or an earlier event or wake) sends it again. Logged by name
       // only, never the payload.
       logFailure("sending webhook events to the queue", error);
+      this.#retryAt = Date.now() + WEBHOOK_LIMITS.outboxRetryMs;
       try {
         this.#onSendFailed();
       } catch (callbackError) {
@@ -163,6 +179,5 @@ class QueueSendTimeoutError extends Error {
 }
 
 function logFailure(what: string, error: unknown): void {
-  const name = error instanceof Error ? error.name : typeof error;
-  console.error(`session object: ${what} failed: ${name}`);
+  console.error(`session object: ${what} failed: ${errorName(error)}`);
 }

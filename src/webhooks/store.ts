@@ -1,6 +1,8 @@
 // Each platform's webhook in D1: set, rotate, remove (admin path), and read by the consumer at delivery time.
+
+import type { WebhookEvent, WebhookEventType } from "../../sdk/src/protocol.ts";
 import { WEBHOOK_LIMITS } from "../config.ts";
-import { isWebhookEventType, type WebhookEvent, type WebhookEventType } from "./events.ts";
+import { isWebhookEventType } from "./events.ts";
 import { newSigningSecret } from "./signing.ts";
 
 /** What an admin sees: the secret only when it was just made (creation or rotation), else null. */

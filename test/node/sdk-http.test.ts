@@ -1,5 +1,6 @@
-// The SDKs' HTTP rule: 429 is retried (Retry-After, else 1 s, 2 s, 4 s), everything else fails at once.
-import { afterEach, describe, expect, it, vi } from "vitest";
+// The SDKs' HTTP rule: 429 is retried (Retry-After, else 1 s, 2 s, 4 s less up to half at random),
+// everything else fails at once.
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ApiError, RateLimitError, SdkError } from "../../sdk/src/core/errors.ts";
 import { MAX_RETRY_AFTER_MS, requestJson, retryDelayMs } from "../../sdk/src/core/http.ts";
 import { fakeFetch, json, problem } from "./sdk-fakes.ts";
@@ -33,14 +34,39 @@ async function run(http: ReturnType<typeof fakeFetch>, maxRetryAttempts?: number
   return { ...(await result), times };
 }
 
+// The backoff's random draw is pinned at 0 (nothing taken off), so each wait is the full step; the
+// spread itself has its own test below.
+beforeEach(() => {
+  vi.spyOn(Math, "random").mockReturnValue(0);
+});
+
 afterEach(() => {
   vi.useRealTimers();
   vi.unstubAllGlobals();
+  vi.restoreAllMocks();
 });
 
 describe("retry delay", () => {
   it("waits 1 s, 2 s, 4 s, 8 s without Retry-After", () => {
     expect([0, 1, 2, 3].map((n) => retryDelayMs(null, n))).toEqual([1000, 2000, 4000, 8000]);
+  });
+
+  it("spreads the waits without Retry-After: up to half of each step is taken off at random", () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.999_999);
+    const shortest = [0, 1, 2, 3].map((n) => retryDelayMs(null, n));
+    shortest.forEach((ms, n) => {
+      expect(ms).toBeGreaterThan(1000 * 2 ** n * 0.5);
+      expect(ms).toBeLessThan(1000 * 2 ** n * 0.5 + 1);
+    });
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+    expect(retryDelayMs(null, 2)).toBe(3000);
+  });
+
+  it("keeps the service's Retry-After as it is, whatever the random draw", () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.999_999);
+    expect(retryDelayMs("7", 0)).toBe(7000);
+    const now = Date.parse("2026-11-22T10:00:00Z");
+    expect(retryDelayMs("Sun, 22 Nov 2026 10:00:05 GMT", 0, now)).toBe(5000);
   });
 
   it("reads Retry-After as delta-seconds", () => {
@@ -62,17 +88,26 @@ describe("retry delay", () => {
   });
 });
 
+/** Three 429s without Retry-After, then a 200. */
+function threeRefusalsThenAnswer(): (() => Response)[] {
+  const refused = () => problem(429, "rate_limited");
+  return [refused, refused, refused, () => json(200, { ok: true })];
+}
+
 describe("requestJson", () => {
   it("retries a 429 after 1 s, 2 s and 4 s, then succeeds", async () => {
-    const http = setup([
-      () => problem(429, "rate_limited"),
-      () => problem(429, "rate_limited"),
-      () => problem(429, "rate_limited"),
-      () => json(200, { ok: true }),
-    ]);
+    const http = setup(threeRefusalsThenAnswer());
     const r = await run(http);
     expect(r.value).toEqual({ ok: true });
     expect(r.times).toEqual([0, 1000, 3000, 7000]);
+  });
+
+  it("comes back sooner by up to half of each step when the draw says so", async () => {
+    vi.spyOn(Math, "random").mockReturnValue(0.5);
+    const http = setup(threeRefusalsThenAnswer());
+    const r = await run(http);
+    expect(r.value).toEqual({ ok: true });
+    expect(r.times).toEqual([0, 750, 2250, 5250]);
   });
 
   it("waits the Retry-After seconds when the service sends them", async () => {

@@ -1,7 +1,7 @@
 // The operator's admin token check.
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { isAdminToken } from "../../src/auth/index.ts";
+import { isAdminToken } from "../../src/auth/admin-token.ts";
 
 describe("isAdminToken", () => {
   it("accepts the configured ADMIN_TOKEN", async () => {

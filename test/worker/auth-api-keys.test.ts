@@ -1,7 +1,12 @@
 // API key format, hashing and the ids that name platforms and keys.
 import { describe, expect, it } from "vitest";
-import { newApiKeyId, newPlatformId } from "../../src/auth/api-key.ts";
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from "../../src/auth/index.ts";
+import {
+  generateApiKey,
+  hashApiKey,
+  isWellFormedApiKey,
+  newApiKeyId,
+  newPlatformId,
+} from "../../src/auth/api-key.ts";
 import { randomBase62 } from "../../src/auth/random.ts";
 
 describe("API key format", () => {

@@ -2,13 +2,10 @@
 import { env } from "cloudflare:workers";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import {
-  getJwks,
-  issueSessionTokens,
-  SigningKeyConfigError,
-  verifySessionToken,
-} from "../../src/auth/index.ts";
+import { getJwks } from "../../src/auth/jwks.ts";
+import { issueSessionTokens, verifySessionToken } from "../../src/auth/session-tokens.ts";
 import { generateSigningJwk } from "../../src/auth/signing-key-generation.ts";
+import { SigningKeyConfigError } from "../../src/auth/token-keys.ts";
 import { AUTH_LIMITS, SESSION_LIMITS } from "../../src/config.ts";
 
 const HOUR = 3_600_000;

@@ -2,9 +2,10 @@
 // createMessageBatch drops retry's delaySeconds, which matters here) and a recording queue for the events
 // the consumer puts back, so tests decide when each message comes back instead of waiting for it.
 import { env } from "cloudflare:workers";
+import type { WebhookEvent } from "../../sdk/src/protocol.ts";
 import { WEBHOOK_LIMITS } from "../../src/config.ts";
 import worker from "../../src/index.ts";
-import type { WebhookEvent, WebhookQueueMessage } from "../../src/webhooks/events.ts";
+import type { WebhookQueueMessage } from "../../src/webhooks/events.ts";
 import type { TestPlatform } from "./helpers.ts";
 
 export const SESSION_A = "0b8f2a36-6a3e-4c1e-9d3f-2f5a1c9e7b10";

@@ -3,7 +3,7 @@
 import { env } from "cloudflare:workers";
 import { Webhook } from "standardwebhooks";
 import { type MockInstance, vi } from "vitest";
-import type { WebhookEvent } from "../../src/webhooks/events.ts";
+import type { WebhookEvent } from "../../sdk/src/protocol.ts";
 import { ADMIN_HEADERS, call } from "./helpers.ts";
 
 export const RECEIVER = "https://receiver.test";

@@ -2,8 +2,8 @@
 // in the documented envelope, and with no coordinate or address in it.
 import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { WEBHOOK_EVENT_TYPES } from "../../sdk/src/protocol.ts";
 import { WebhookEvent } from "../../src/http/schemas-webhooks.ts";
-import { WEBHOOK_EVENT_TYPES } from "../../src/webhooks/events.ts";
 import {
   ADMIN_HEADERS,
   asCounselor,

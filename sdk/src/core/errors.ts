@@ -1,5 +1,11 @@
 // Typed SDK errors. `name` and `code` are literal strings so they survive minification.
-import type { LocationUnavailableReason } from "../protocol.ts";
+import type { LocationUnavailableReason, ProblemCode } from "../protocol.ts";
+
+/**
+ * What an `ApiError` says went wrong: the service's problem `code`; `network_error` or `request_timeout`
+ * when no answer came; `http_<status>` when the answer was not a problem+json (a proxy's page, say).
+ */
+export type ApiErrorCode = ProblemCode | "network_error" | "request_timeout" | `http_${number}`;
 
 /** Base class of every error the SDKs raise: switch on `code`. */
 export class SdkError extends Error {
@@ -15,12 +21,13 @@ export class SdkError extends Error {
 
 /** An HTTP call failed (any status but 429, or no answer at all: `status` 0). Never retried. */
 export class ApiError extends SdkError {
+  declare readonly code: ApiErrorCode;
   /** HTTP status; 0 when the request got no answer (`network_error`, `request_timeout`). */
   readonly status: number;
   /** The problem's `detail`, or a short description when the service sent none. */
   readonly detail: string;
 
-  constructor(status: number, code: string, detail: string, cause?: unknown) {
+  constructor(status: number, code: ApiErrorCode, detail: string, cause?: unknown) {
     super(code, status ? `${status} ${code}: ${detail}` : `${code}: ${detail}`, cause);
     this.name = "ApiError";
     this.status = status;

@@ -1,4 +1,4 @@
-// JSON over HTTP with the SDKs' one retry rule: HTTP 429 is retried, everything else fails at once.
+// JSON over HTTP with the SDKs' one retry rule: HTTP 429 is retried (jittered backoff), everything else fails at once.
 import type { ProblemDetails } from "../protocol.ts";
 import { ApiError, RateLimitError } from "./errors.ts";
 
@@ -14,7 +14,9 @@ export interface HttpOptions {
 
 /**
  * Milliseconds to wait before retry number `retry` (0-based): the `Retry-After` header when it is
- * usable (delta-seconds or an HTTP date, cut to 0..60 s), else 1 s, 2 s, 4 s, ...
+ * usable (delta-seconds or an HTTP date, cut to 0..60 s), else 1 s, 2 s, 4 s, ... each shortened by up
+ * to half at random, so that clients refused at one moment do not all come back at
+ * the next one. The service's own `Retry-After` is kept as it is: it already says when to come back.
  */
 export function retryDelayMs(retryAfter: string | null, retry: number, now = Date.now()): number {
   const value = retryAfter?.trim() ?? "";
@@ -24,7 +26,7 @@ export function retryDelayMs(retryAfter: string | null, retry: number, now = Dat
     : /[a-z]/i.test(value)
       ? Date.parse(value) - now
       : Number.NaN;
-  if (Number.isNaN(ms)) ms = 1000 * 2 ** retry;
+  if (Number.isNaN(ms)) ms = 1000 * 2 ** retry * (1 - Math.random() / 2);
   return Math.min(Math.max(ms, 0), MAX_RETRY_AFTER_MS);
 }
 

@@ -1,26 +1,57 @@
 // Admin API (operators): find and check any loaded PSAP, and keep its contact number (the registry has none).
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { base64url } from "jose";
 import { ADMIN_LIMITS } from "../../config.ts";
 import { withContacts } from "../../contacts/overlay.ts";
 import { checkContactPhone, phoneRegionOf } from "../../contacts/phone.ts";
 import { allContacts, contactHistory, deleteContact, getContact, putContact } from "../../contacts/store.ts";
-import { ProblemError, problem } from "../../problem.ts";
+import { errorName } from "../../error-name.ts";
+import { fieldProblem, ProblemError, problem } from "../../problem.ts";
 import { findPsap, type LoadedCatalogue, listPsaps, loadCatalogue } from "../../psap/catalogue.ts";
 import type { CatalogueRecord } from "../../psap/format.ts";
 import { PsapIndexUnavailableError } from "../../psap/lookup.ts";
 import { requireAdmin } from "../auth.ts";
 import { readJsonBody, readNoBody, utf8, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
-import { ContactRequest, PsapListQuery } from "../schemas-psaps.ts";
+import { type App, errors, json, needs, noBody, route, serve } from "../route.ts";
+import {
+  CataloguePsapDetail,
+  ContactHistoryResponse,
+  ContactRequest,
+  ContactResponse,
+  CoverageResponse,
+  PsapListQuery,
+  PsapListResponse,
+} from "../schemas-psaps.ts";
 
-const PSAPS = "/v1/admin/psaps";
 /** Seconds an operator is asked to wait when the index cannot be read. */
 const RETRY_AFTER_S = 5;
 
-export function mountAdminPsapRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.get(PSAPS, requireAdmin(), async (c) => {
+export function mountAdminPsapRoutes(app: App): void {
+  // "coverage" before {psapId}, so that it is not read as an id.
+  serve(app, listRoute, coverageRoute, readRoute, putContactRoute, deleteContactRoute, historyRoute);
+}
+
+const psapParams = z.object({
+  psapId: z.string().openapi({ param: { name: "psapId", in: "path" }, example: "8927" }),
+});
+
+const listRoute = route(
+  createRoute({
+    method: "get",
+    path: "/v1/admin/psaps",
+    tags: ["Admin"],
+    summary: "List the loaded PSAPs, filtered by state, county or a name fragment, a page at a time",
+    security: needs("AdminToken"),
+    middleware: requireAdmin(),
+    request: { query: PsapListQuery },
+    responses: {
+      200: { description: "A page, in id order", content: json(PsapListResponse) },
+      ...errors(400, 401, 503),
+    },
+  }),
+  async (c) => {
     const query = validate(PsapListQuery, c.req.query());
     if (!query.ok) throw new ProblemError(query.problem);
     const { cursor, limit, ...filter } = query.value;
@@ -38,10 +69,20 @@ export function mountAdminPsapRoutes(app: OpenAPIHono<AppEnv>): void {
       psaps: withNumbers.map(({ served_places: _p, served_counties: _c, ...record }) => record),
       next_cursor: page.more && page.last !== null ? encodeCursor(page.last) : null,
     });
-  });
+  },
+);
 
-  // Registered before /:psapId, so that "coverage" is not read as an id.
-  app.get(`${PSAPS}/coverage`, requireAdmin(), async (c) => {
+const coverageRoute = route(
+  createRoute({
+    method: "get",
+    path: "/v1/admin/psaps/coverage",
+    tags: ["Admin"],
+    summary: "How many PSAPs have a phone number, by state",
+    security: needs("AdminToken"),
+    middleware: requireAdmin(),
+    responses: { 200: { description: "Coverage", content: json(CoverageResponse) }, ...errors(401, 503) },
+  }),
+  async (c) => {
     const catalogue = await catalogueOf(c);
     const byState: Record<string, { psaps: number; with_phone: number }> = {};
     for (const [state, v] of Object.entries(catalogue.index.by_state)) byState[state] = { ...v };
@@ -56,26 +97,50 @@ export function mountAdminPsapRoutes(app: OpenAPIHono<AppEnv>): void {
       { psaps: 0, with_phone: 0 },
     );
     return c.json({ data_version: catalogue.manifest.data_version, ...totals, by_state: byState });
-  });
+  },
+);
 
-  app.get(`${PSAPS}/:psapId`, requireAdmin(), async (c) => {
+const readRoute = route(
+  createRoute({
+    method: "get",
+    path: "/v1/admin/psaps/{psapId}",
+    tags: ["Admin"],
+    summary: "One loaded PSAP with the places and counties it answers for",
+    security: needs("AdminToken"),
+    middleware: requireAdmin(),
+    request: { params: psapParams },
+    responses: {
+      200: { description: "The PSAP", content: json(CataloguePsapDetail) },
+      ...errors(401, 404, 503),
+    },
+  }),
+  async (c) => {
     const record = await psapOf(c);
     const [shown] = await applyContacts(c.env.DB, [record]);
     return c.json(shown);
-  });
+  },
+);
 
-  app.put(`${PSAPS}/:psapId/contact`, requireAdmin(), async (c) => {
+const putContactRoute = route(
+  createRoute({
+    method: "put",
+    path: "/v1/admin/psaps/{psapId}/contact",
+    tags: ["Admin"],
+    summary: "Set a PSAP's phone number (lookups show it within 60 s, no re-import)",
+    security: needs("AdminToken"),
+    middleware: requireAdmin(),
+    request: { params: psapParams, body: { content: json(ContactRequest), required: true } },
+    responses: {
+      200: { description: "The number now on file", content: json(ContactResponse) },
+      ...errors(400, 401, 404, 413, 415, 503),
+    },
+  }),
+  async (c) => {
     const body = await readJsonBody(c.req.raw, ContactRequest);
     const record = await psapOf(c);
     if (!body.ok) throw new ProblemError(body.problem);
     const phone = checkContactPhone(body.value.phone, body.value.phone_kind, phoneRegionOf(record.state));
-    if (!phone.ok) {
-      throw new ProblemError(
-        problem("invalid_request", `phone: ${phone.message}.`, {
-          errors: [{ field: "phone", message: phone.message }],
-        }),
-      );
-    }
+    if (!phone.ok) throw new ProblemError(fieldProblem("phone", phone.message));
     const contact = await putContact(c.env.DB, {
       psap_id: record.id,
       phone: phone.e164,
@@ -84,21 +149,48 @@ export function mountAdminPsapRoutes(app: OpenAPIHono<AppEnv>): void {
       note: body.value.note ?? null,
     });
     return c.json(contact);
-  });
+  },
+);
 
-  app.delete(`${PSAPS}/:psapId/contact`, requireAdmin(), async (c) => {
+const deleteContactRoute = route(
+  createRoute({
+    method: "delete",
+    path: "/v1/admin/psaps/{psapId}/contact",
+    tags: ["Admin"],
+    summary: "Remove a PSAP's number (the imported one, or none, shows again within 60 s)",
+    security: needs("AdminToken"),
+    middleware: requireAdmin(),
+    request: { params: psapParams, body: noBody },
+    responses: { 204: { description: "Removed" }, ...errors(400, 401, 404, 413, 415, 503) },
+  }),
+  async (c) => {
     const body = await readNoBody(c.req.raw);
     const record = await psapOf(c);
     if (!body.ok) throw new ProblemError(body.problem);
     await deleteContact(c.env.DB, record.id);
     return c.body(null, 204);
-  });
+  },
+);
 
-  app.get(`${PSAPS}/:psapId/contact/history`, requireAdmin(), async (c) => {
+const historyRoute = route(
+  createRoute({
+    method: "get",
+    path: "/v1/admin/psaps/{psapId}/contact/history",
+    tags: ["Admin"],
+    summary: "Every change to a PSAP's number: when, old and new value, source and note",
+    security: needs("AdminToken"),
+    middleware: requireAdmin(),
+    request: { params: psapParams },
+    responses: {
+      200: { description: "History, oldest first", content: json(ContactHistoryResponse) },
+      ...errors(401, 404, 503),
+    },
+  }),
+  async (c) => {
     const record = await psapOf(c);
     return c.json({ psap_id: record.id, history: await contactHistory(c.env.DB, record.id) });
-  });
-}
+  },
+);
 
 async function catalogueOf(c: Context<AppEnv>): Promise<LoadedCatalogue> {
   try {
@@ -130,8 +222,7 @@ function indexProblem(error: unknown): ProblemError {
       }),
     );
   }
-  const name = error instanceof Error ? error.name : "error";
-  console.error(`PSAP catalogue unreadable: ${name}`);
+  console.error(`PSAP catalogue unreadable: ${errorName(error)}`);
   return new ProblemError(
     problem("psap_lookup_failed", "The PSAP data could not be read; retry shortly.", {
       retryAfter: RETRY_AFTER_S,
@@ -169,9 +260,5 @@ function decodeCursor(cursor: string): string {
   } catch {
     // fall through
   }
-  throw new ProblemError(
-    problem("invalid_request", "cursor: is not a cursor this API returned.", {
-      errors: [{ field: "cursor", message: "is not a cursor this API returned" }],
-    }),
-  );
+  throw new ProblemError(fieldProblem("cursor", "is not a cursor this API returned"));
 }

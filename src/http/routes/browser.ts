@@ -1,6 +1,6 @@
 // Browser API (session tokens): trigger and cancel an SOS (counselor), submit the location (patient).
 // Rate limits, like every rule of the session, are the session object's: routes only read and forward.
-import { type OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { LocationSubmission } from "../../../sdk/src/protocol.ts";
 import { problem } from "../../problem.ts";
@@ -10,30 +10,99 @@ import { type BodyResult, fail, readJsonBody, validate } from "../body.ts";
 import type { AppEnv } from "../context.ts";
 import { browserCors } from "../cors.ts";
 import { respond } from "../respond.ts";
-import { EmptyRequest, LocationFixRequest, LocationUnavailableRequest } from "../schemas.ts";
+import { type App, errors, json, needs, problemContent, route, serve, sessionParams } from "../route.ts";
+import {
+  EmptyRequest,
+  LocationFixRequest,
+  LocationReceivedResponse,
+  LocationSubmissionRequest,
+  LocationUnavailableRequest,
+  PsapResultsResponse,
+  SosCancelResponse,
+  SosTriggerResponse,
+} from "../schemas.ts";
 import { sessionStub } from "../session-stub.ts";
 
 const SOS = "/v1/platforms/:platformId/sessions/:sessionId/sos";
 
-export function mountBrowserRoutes(app: OpenAPIHono<AppEnv>): void {
+export function mountBrowserRoutes(app: App): void {
+  // Every answer under the SOS path, the preflight and the 405s included, carries the CORS headers.
   app.use(SOS, browserCors());
   app.use(`${SOS}/*`, browserCors());
+  serve(app, triggerRoute, cancelRoute, locationRoute);
+}
 
-  app.post(SOS, requireSessionToken("counselor"), async (c) => {
+const triggerRoute = route(
+  createRoute({
+    method: "post",
+    path: "/v1/platforms/{platformId}/sessions/{sessionId}/sos",
+    tags: ["Browser"],
+    summary: "Trigger an SOS (counselor)",
+    security: needs("CounselorToken"),
+    middleware: requireSessionToken("counselor"),
+    request: { params: sessionParams, body: { content: json(EmptyRequest), required: false } },
+    responses: {
+      202: { description: "The SOS started", content: json(SosTriggerResponse) },
+      200: {
+        description: "Already in SOS: a fresh location request was sent",
+        content: json(SosTriggerResponse),
+      },
+      ...errors(400, 401, 403, 410, 413, 415, 429),
+    },
+  }),
+  async (c) => {
     const body = await readJsonBody(c.req.raw, EmptyRequest, { optional: true });
     return respond(await stubOf(c).trigger(callerOf(c), body));
-  });
+  },
+);
 
-  app.post(`${SOS}/cancel`, requireSessionToken("counselor"), async (c) => {
+const cancelRoute = route(
+  createRoute({
+    method: "post",
+    path: "/v1/platforms/{platformId}/sessions/{sessionId}/sos/cancel",
+    tags: ["Browser"],
+    summary: "Cancel an SOS: a false alarm (counselor)",
+    security: needs("CounselorToken"),
+    middleware: requireSessionToken("counselor"),
+    request: { params: sessionParams, body: { content: json(EmptyRequest), required: false } },
+    responses: {
+      200: { description: "Back to active", content: json(SosCancelResponse) },
+      ...errors(400, 401, 403, 409, 410, 413, 415, 429),
+    },
+  }),
+  async (c) => {
     const body = await readJsonBody(c.req.raw, EmptyRequest, { optional: true });
     return respond(await stubOf(c).cancel(callerOf(c), body));
-  });
+  },
+);
 
-  app.post(`${SOS}/location`, requireSessionToken("patient"), async (c) => {
+const locationRoute = route(
+  createRoute({
+    method: "post",
+    path: "/v1/platforms/{platformId}/sessions/{sessionId}/sos/location",
+    tags: ["Browser"],
+    summary: "Submit the patient's location, or why there is none (patient)",
+    security: needs("PatientToken"),
+    middleware: requireSessionToken("patient"),
+    request: { params: sessionParams, body: { content: json(LocationSubmissionRequest), required: true } },
+    responses: {
+      200: {
+        description: "The nearest PSAPs (for a fix) or an acknowledgement (for `unavailable`)",
+        content: json(z.union([PsapResultsResponse, LocationReceivedResponse])),
+      },
+      ...errors(400, 401, 403, 409, 410, 413, 415, 429),
+      503: {
+        description:
+          "The PSAP data could not be read (psap_lookup_failed, psap_index_unavailable); with Retry-After",
+        content: problemContent,
+      },
+    },
+  }),
+  async (c) => {
     const body = await readLocation(c.req.raw);
     return respond(await stubOf(c).submitLocation(callerOf(c), body));
-  });
-}
+  },
+);
 
 /** What a fix carries (its schema's fields): sent beside `unavailable`, the client sent both kinds of body at once. */
 const FIX_FIELDS = Object.keys(LocationFixRequest.shape);

@@ -1,22 +1,61 @@
 // Public keys for token verification, and the documentation every problem's `type` URL points at.
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
+import { PROBLEM_CODES, type ProblemCode } from "../../../sdk/src/protocol.ts";
 import { getJwks } from "../../auth/jwks.ts";
-import { PROBLEMS, type ProblemCode, ProblemError, problem } from "../../problem.ts";
-import type { AppEnv } from "../context.ts";
+import { PROBLEMS, ProblemError, problem } from "../../problem.ts";
+import { type App, errors, json, route, serve } from "../route.ts";
+import { JwksResponse } from "../schemas.ts";
 
-export function mountMetaRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.get("/.well-known/jwks.json", async (c) => {
+export function mountMetaRoutes(app: App): void {
+  serve(app, jwksRoute, problemTypesRoute, problemTypeRoute);
+}
+
+const jwksRoute = route(
+  createRoute({
+    method: "get",
+    path: "/.well-known/jwks.json",
+    tags: ["Meta"],
+    summary: "Public keys that verify session tokens",
+    responses: { 200: { description: "JWKS", content: json(JwksResponse) } },
+  }),
+  async (c) => {
     c.header("Cache-Control", "public, max-age=300");
     return c.json(await getJwks(c.env));
-  });
+  },
+);
 
-  // RFC 9457: a problem's `type` is a URL a developer can open to read what it means.
-  app.get("/errors", (c) => c.html(errorsPage(Object.keys(PROBLEMS) as ProblemCode[])));
-  app.get("/errors/:code", (c) => {
+const html = { "text/html": { schema: z.string() } };
+
+// RFC 9457: a problem's `type` is a URL a developer can open to read what it means.
+const problemTypesRoute = route(
+  createRoute({
+    method: "get",
+    path: "/errors",
+    tags: ["Meta"],
+    summary: "Every problem type of the service: code, status and title (HTML)",
+    responses: { 200: { description: "The table of problem types", content: html } },
+  }),
+  (c) => c.html(errorsPage(PROBLEM_CODES)),
+);
+
+const problemTypeRoute = route(
+  createRoute({
+    method: "get",
+    path: "/errors/{code}",
+    tags: ["Meta"],
+    summary: "One problem type: where a problem's `type` URL points (HTML)",
+    request: { params: z.object({ code: z.string().openapi({ param: { name: "code", in: "path" } }) }) },
+    responses: { 200: { description: "The problem type", content: html }, ...errors(404) },
+  }),
+  (c) => {
     const code = c.req.param("code");
-    if (!Object.hasOwn(PROBLEMS, code)) throw new ProblemError(problem("not_found", "No such problem code."));
-    return c.html(errorsPage([code as ProblemCode]));
-  });
+    if (!isProblemCode(code)) throw new ProblemError(problem("not_found", "No such problem code."));
+    return c.html(errorsPage([code]));
+  },
+);
+
+function isProblemCode(code: string): code is ProblemCode {
+  return Object.hasOwn(PROBLEMS, code);
 }
 
 function escapeHtml(text: string): string {

@@ -1,6 +1,5 @@
 // Platform API (server side, X-API-Key): create, read and end sessions, read their audit trail.
-
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { SessionCreateResponse } from "../../../sdk/src/protocol.ts";
 import { issueSessionTokens } from "../../auth/session-tokens.ts";
 import { SESSION_LIMITS } from "../../config.ts";
@@ -9,16 +8,52 @@ import { ProblemError, problem } from "../../problem.ts";
 import { iso } from "../../session/record.ts";
 import { requireApiKey } from "../auth.ts";
 import { readJsonBody, readNoBody, validate } from "../body.ts";
-import type { AppEnv } from "../context.ts";
 import { withIdempotency } from "../idempotency.ts";
 import { respond } from "../respond.ts";
-import { CreateSessionRequest, EventsQuery } from "../schemas.ts";
+import {
+  type App,
+  errors,
+  json,
+  needs,
+  noBody,
+  platformParams,
+  route,
+  serve,
+  sessionParams,
+} from "../route.ts";
+import {
+  AuditEventsResponse,
+  CreateSessionRequest,
+  CreateSessionResponse,
+  EndSessionResponse,
+  EventsQuery,
+  SessionViewResponse,
+} from "../schemas.ts";
 import { isSessionId, sessionStub } from "../session-stub.ts";
 
-const SESSION = "/v1/platforms/:platformId/sessions/:sessionId";
+export function mountPlatformRoutes(app: App): void {
+  serve(app, createSessionRoute, readSessionRoute, endSessionRoute, eventsRoute);
+}
 
-export function mountPlatformRoutes(app: OpenAPIHono<AppEnv>): void {
-  app.post("/v1/platforms/:platformId/sessions", requireApiKey(), async (c) => {
+const createSessionRoute = route(
+  createRoute({
+    method: "post",
+    path: "/v1/platforms/{platformId}/sessions",
+    tags: ["Platform"],
+    summary: "Create a session for one counselor and one patient",
+    security: needs("ApiKey"),
+    middleware: requireApiKey(),
+    request: {
+      params: platformParams,
+      headers: z.object({ "Idempotency-Key": z.string().min(1).max(255).optional() }),
+      body: { content: json(CreateSessionRequest), required: true },
+    },
+    responses: {
+      201: { description: "Created", content: json(CreateSessionResponse) },
+      ...errors(400, 401, 403, 409, 413, 415, 422, 429),
+    },
+  }),
+  async (c) => {
     const body = await readJsonBody(c.req.raw, CreateSessionRequest);
     if (!body.ok) throw new ProblemError(body.problem);
     const platformId = c.get("apiKey").platformId;
@@ -60,26 +95,71 @@ export function mountPlatformRoutes(app: OpenAPIHono<AppEnv>): void {
       };
       return { status: 201, body: response };
     });
-  });
+  },
+);
 
-  app.get(SESSION, requireApiKey(), async (c) => {
+const readSessionRoute = route(
+  createRoute({
+    method: "get",
+    path: "/v1/platforms/{platformId}/sessions/{sessionId}",
+    tags: ["Platform"],
+    summary: "Read a session (any state)",
+    security: needs("ApiKey"),
+    middleware: requireApiKey(),
+    request: { params: sessionParams },
+    responses: {
+      200: { description: "The session", content: json(SessionViewResponse) },
+      ...errors(401, 403, 404, 429),
+    },
+  }),
+  async (c) => {
     return respond(await platformSession(c.env, c.req.param("sessionId")).read(c.get("apiKey").platformId));
-  });
+  },
+);
 
-  app.post(`${SESSION}/end`, requireApiKey(), async (c) => {
+const endSessionRoute = route(
+  createRoute({
+    method: "post",
+    path: "/v1/platforms/{platformId}/sessions/{sessionId}/end",
+    tags: ["Platform"],
+    summary: "End a session (repeatable)",
+    security: needs("ApiKey"),
+    middleware: requireApiKey(),
+    request: { params: sessionParams, body: noBody },
+    responses: {
+      200: { description: "Ended", content: json(EndSessionResponse) },
+      ...errors(400, 401, 403, 404, 410, 413, 415, 429),
+    },
+  }),
+  async (c) => {
     // The object reports a refused body after its own 404 and 410, and then ends nothing.
     const body = await readNoBody(c.req.raw);
     const stub = platformSession(c.env, c.req.param("sessionId"));
     return respond(await stub.end(c.get("apiKey").platformId, body));
-  });
+  },
+);
 
-  app.get(`${SESSION}/events`, requireApiKey(), async (c) => {
+const eventsRoute = route(
+  createRoute({
+    method: "get",
+    path: "/v1/platforms/{platformId}/sessions/{sessionId}/events",
+    tags: ["Platform"],
+    summary: "The session's audit trail, a page at a time (never holds coordinates)",
+    security: needs("ApiKey"),
+    middleware: requireApiKey(),
+    request: { params: sessionParams, query: EventsQuery },
+    responses: {
+      200: { description: "Events in order", content: json(AuditEventsResponse) },
+      ...errors(400, 401, 403, 404, 429),
+    },
+  }),
+  async (c) => {
     // A bad page is reported after a 404 (the contract's order), so the object reports it.
     const page = validate(EventsQuery, c.req.query());
     const stub = platformSession(c.env, c.req.param("sessionId"));
     return respond(await stub.events(c.get("apiKey").platformId, page));
-  });
-}
+  },
+);
 
 /** A well-formed id reaches its object; anything else is a 404 without waking one. */
 function platformSession(env: Env, sessionId: string | undefined) {

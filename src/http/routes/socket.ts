@@ -1,19 +1,39 @@
 // GET /ws?token=: checks the token, then hands the socket (or the no-Upgrade probe) to the session object,
 // which decides the rest (410, 429, 426) so the probe always answers as the upgrade would.
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import { withCaller } from "../../session/caller.ts";
 import { liveClaims, missingSocketToken } from "../auth.ts";
-import type { AppEnv } from "../context.ts";
 import { browserCors } from "../cors.ts";
+import { type App, errors, problemContent, route, serve } from "../route.ts";
 import { sessionStub } from "../session-stub.ts";
 
-export function mountSocketRoute(app: OpenAPIHono<AppEnv>): void {
+export function mountSocketRoute(app: App): void {
   app.use("/ws", browserCors());
-  app.get("/ws", async (c) => {
+  serve(app, socketRoute);
+}
+
+const socketRoute = route(
+  createRoute({
+    method: "get",
+    path: "/ws",
+    tags: ["Browser"],
+    summary: "The session socket (patient or counselor token in ?token=); without Upgrade, a probe",
+    request: { query: z.object({ token: z.string() }) },
+    responses: {
+      101: { description: "Switching protocols" },
+      ...errors(400, 401, 410, 426),
+      429: {
+        description:
+          "10 sockets of this role are open, or 30 were opened in the last minute; with Retry-After",
+        content: problemContent,
+      },
+    },
+  }),
+  async (c) => {
     const token = c.req.query("token");
     if (!token) throw missingSocketToken();
     const claims = await liveClaims(c.env, token);
     const caller = { role: claims.aud, sub: claims.sub, jti: claims.jti };
     return sessionStub(c.env, claims.sid).fetch(withCaller(c.req.raw, caller));
-  });
-}
+  },
+);
