@@ -4,7 +4,7 @@
 //   2160,municipal,1714000,,"the City of Chicago's OEMC"
 // Empty cells leave what the import derived, "none" says it serves none; lists are separated by ";" or spaces. `reason` says why (the
 // report lists it); the shipped file gives one on every row.
-import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import { PSAP_JURISDICTIONS, type PsapJurisdiction } from "../../sdk/src/protocol.ts";
 import { type CsvTable, parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { FileReport, OverrideRow } from "./model.ts";
@@ -16,7 +16,6 @@ export const OVERRIDE_COLUMNS = [
   "served_counties",
   "reason",
 ] as const;
-const JURISDICTIONS: readonly string[] = ["municipal", "county", "regional", "state", "special"];
 
 export function isOverrideCsvHeader(header: readonly string[]): boolean {
   return header[0] === "psap_id" && header.every((h) => (OVERRIDE_COLUMNS as readonly string[]).includes(h));
@@ -58,8 +57,8 @@ export function readOverrides(
     const row: OverrideRow = { line, psapId };
     const j = col(fields, "jurisdiction").toLowerCase();
     if (j) {
-      if (!JURISDICTIONS.includes(j)) {
-        drop(`jurisdiction must be one of ${JURISDICTIONS.join(", ")}`);
+      if (!(PSAP_JURISDICTIONS as readonly string[]).includes(j)) {
+        drop(`jurisdiction must be one of ${PSAP_JURISDICTIONS.join(", ")}`);
         continue;
       }
       row.jurisdiction = j as PsapJurisdiction;

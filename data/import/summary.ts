@@ -1,6 +1,6 @@
 // What the merge did, for the import report: counts by rule and by kind, and every PSAP, place, town and
 // row the rules could not use.
-import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import { PSAP_JURISDICTIONS, type PsapJurisdiction } from "../../sdk/src/protocol.ts";
 import type { AreaInput, IndexedPsap } from "../index/dataset.ts";
 import type { Answering } from "./answering.ts";
 import type { Classified } from "./classify-and-link.ts";
@@ -54,8 +54,6 @@ export interface MergeSummary {
   boundaries: number;
 }
 
-const JURISDICTIONS: readonly PsapJurisdiction[] = ["municipal", "county", "regional", "state", "special"];
-
 export interface SummaryInputs {
   psaps: readonly IndexedPsap[];
   classes: Classified;
@@ -74,7 +72,7 @@ export interface SummaryInputs {
 export function summarize(args: SummaryInputs): MergeSummary {
   const { psaps, classes } = args;
   const links = classes.links;
-  const jurisdictions = Object.fromEntries(JURISDICTIONS.map((j) => [j, 0])) as Record<
+  const jurisdictions = Object.fromEntries(PSAP_JURISDICTIONS.map((j) => [j, 0])) as Record<
     PsapJurisdiction,
     number
   >;

@@ -1,6 +1,6 @@
 // Deterministic synthetic PSAP data sets for the index's property tests: every jurisdiction, secondaries
 // with and without their primary, overlapping cities, towns, counties, communities and operator boundaries.
-import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import { PSAP_JURISDICTIONS } from "../../sdk/src/protocol.ts";
 import type { AreaInput, IndexedPsap, PsapDataset, Ring } from "./dataset.ts";
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same data set everywhere. */
@@ -32,14 +32,6 @@ export interface SyntheticOptions {
   /** Share of PSAPs placed exactly on another PSAP (ties decided by id). */
   twinShare?: number;
 }
-
-const PSAP_JURISDICTIONS: readonly PsapJurisdiction[] = [
-  "municipal",
-  "county",
-  "regional",
-  "state",
-  "special",
-];
 
 /** An irregular star-shaped polygon around a centre (radius in degrees). */
 function blob(rnd: () => number, lon: number, lat: number, radius: number): Ring {
