@@ -6,6 +6,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
 import type { AreaInput, IndexedPsap, PsapDataset, Ring } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
+import { PSAP_JURISDICTIONS } from "../../sdk/src/protocol.ts";
 import { AREA_CITY, AREA_COUNTY, entryKey, parseManifest } from "../../src/psap/format.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
 import { lookupPsaps, PsapIndexUnavailableError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
@@ -69,7 +70,7 @@ describe("lookup equals a brute-force scan", () => {
             dLon: fc.double({ min: -1, max: 1, noNaN: true }),
             secondary: fc.boolean(),
             twin: fc.boolean(),
-            jurisdiction: fc.constantFrom("municipal", "county", "regional", "state", "special" as const),
+            jurisdiction: fc.constantFrom(...PSAP_JURISDICTIONS),
             handledBy: fc.option(fc.nat(), { nil: undefined }),
           }),
           { minLength: 1, maxLength: 40 },
