@@ -19,6 +19,17 @@ export type LocationUnavailableReason = (typeof LOCATION_UNAVAILABLE_REASONS)[nu
 /** What a counselor is told when no result is coming: the patient's reason, or our PSAP lookup failed. */
 export type CounselorUnavailableReason = LocationUnavailableReason | "lookup_failed";
 
+/** Whether a session checks the patient's location when the patient first connects (SPEC section 3). */
+export const LOCATION_CHECK_MODES = ["off", "at_start"] as const;
+export type LocationCheckMode = (typeof LOCATION_CHECK_MODES)[number];
+
+/** What a location request is for: the SOS under way, or the session's location check. */
+export const LOCATION_REQUEST_PURPOSES = ["sos", "check"] as const;
+export type LocationRequestPurpose = (typeof LOCATION_REQUEST_PURPOSES)[number];
+
+/** How a location check ended: the patient's browser gave a fix (`located`), or why it could not. */
+export type LocationCheckOutcome = "located" | LocationUnavailableReason;
+
 /** Why a session stopped. */
 export type SessionEndReason = "ended" | "expired";
 
@@ -135,6 +146,9 @@ export interface LocationReceivedBody {
   received: true;
 }
 
+/** HTTP answer to a location submission (for the SOS or the check): the PSAPs for a fix, or the acknowledgement. */
+export type LocationAnswer = PsapResultsBody | LocationReceivedBody;
+
 // ---------------------------------------------------------------------------
 // WebSocket messages (server to client). Text frames, one JSON object with a `type`.
 
@@ -152,6 +166,8 @@ export interface LocationRequestMessage {
   type: "location_request";
   session_id: string;
   requested_at: string;
+  /** `sos`: answer at `.../sos/location`; `check`: at `.../location-check`. */
+  purpose: LocationRequestPurpose;
 }
 
 /** The patient's copy has no `location` and no `patient_address` field at all. */
@@ -162,12 +178,27 @@ export interface PsapResultsMessage extends PsapResultsBody {
   patient_address?: string | null;
 }
 
+/**
+ * The latest location check, as a counselor sees it: when, and how it ended; with a fix, the
+ * `psap_results` fields for it (its `location` and the address on file, counselors only). Without a
+ * fix, the browser's reason as `outcome` and no PSAPs.
+ */
+export type LocationCheck = { checked_at: string; patient_address?: string | null } & (
+  | ({ outcome: "located"; location?: ReportedLocation } & PsapResultsBody)
+  | { outcome: LocationUnavailableReason }
+);
+
+/** After each location check: counselors get it whole, patients without `location` and `patient_address`. */
+export type LocationCheckMessage = { type: "location_check"; session_id: string } & LocationCheck;
+
 /** Counselors only. */
 export interface LocationUnavailableMessage {
   type: "location_unavailable";
   session_id: string;
   reason: CounselorUnavailableReason;
   patient_address: string | null;
+  /** The latest location check (where the patient was then), or null when there is none. */
+  last_check: LocationCheck | null;
 }
 
 export interface SessionEndedMessage {
@@ -185,6 +216,7 @@ export interface ErrorMessage {
 export type ServerMessage =
   | SessionStateMessage
   | LocationRequestMessage
+  | LocationCheckMessage
   | PsapResultsMessage
   | LocationUnavailableMessage
   | SessionEndedMessage
@@ -209,6 +241,8 @@ export interface SessionCreateRequest {
   expires_in_minutes?: number;
   /** The address the platform has on file for this visit: shown to counselors only, erased at the end. */
   patient_address?: string;
+  /** `at_start`: the patient's browser is asked for its location when the patient first connects. */
+  location_check?: LocationCheckMode;
 }
 
 export interface SessionCreateResponse {
@@ -252,6 +286,9 @@ export interface SessionView {
   ended_at: string | null;
   patient_connected: boolean;
   counselor_connected: boolean;
+  location_check: LocationCheckMode;
+  /** When the latest location check came (kept after the end, when the check itself is erased). */
+  location_checked_at: string | null;
 }
 
 /** Every kind of event in a session's audit trail. */
@@ -265,6 +302,7 @@ export const AUDIT_EVENT_TYPES = [
   "location_received",
   "location_unavailable",
   "psaps_delivered",
+  "location_checked",
   "session_ended",
   "session_expired",
 ] as const;
@@ -309,6 +347,7 @@ export const PROBLEM_CODES = [
   "not_found",
   "method_not_allowed",
   "not_in_sos",
+  "location_check_off",
   "idempotency_key_in_use",
   "session_ended",
   "session_expired",
@@ -355,6 +394,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "session.sos_cancelled",
   "session.location_unavailable",
   "session.psaps_delivered",
+  "session.location_checked",
   "session.ended",
   "session.expired",
 ] as const;
@@ -380,6 +420,8 @@ export interface WebhookEventData {
     data_version: string;
     reason: PsapEmptyReason | null;
   };
+  /** Where the check found the patient: the country and state only. */
+  "session.location_checked": { outcome: LocationCheckOutcome; country: string | null; state: string | null };
   "session.ended": { ended_at: string };
   "session.expired": { expired_at: string };
 }

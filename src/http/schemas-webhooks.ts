@@ -112,6 +112,11 @@ const EVENT_DATA = {
     data_version: z.string(),
     reason: z.enum(PSAP_EMPTY_REASONS).nullable(),
   }),
+  "session.location_checked": z.object({
+    outcome: z.enum(["located", ...LOCATION_UNAVAILABLE_REASONS]),
+    country: z.string().nullable().openapi({ description: "ISO 3166-1 alpha-2; null without a fix" }),
+    state: z.string().nullable().openapi({ description: "US state or territory code; null without one" }),
+  }),
   "session.ended": z.object({ ended_at: isoTimestamp }),
   "session.expired": z.object({ expired_at: isoTimestamp }),
 } satisfies { [T in WebhookEventType]: z.ZodType<WebhookEventData[T]> };

@@ -6,6 +6,7 @@ import {
   AUDIT_ACTORS,
   AUDIT_EVENT_TYPES,
   type AuditEventsPage,
+  LOCATION_CHECK_MODES,
   LOCATION_UNAVAILABLE_REASONS,
   type LocationFix,
   type LocationReceivedBody,
@@ -70,6 +71,11 @@ export const CreateSessionRequest = z
           "The address on file for this visit: shown to counselors only, never to the patient, erased when the session ends",
         example: "1200 W Harrison St, Chicago, IL 60607",
       }),
+    location_check: z.enum(LOCATION_CHECK_MODES).optional().openapi({
+      default: "off",
+      description:
+        "at_start: the patient's browser is asked for its location when the patient first connects, so the counselor sees where the patient is and whom to call before anything happens (POST .../location-check)",
+    }),
   })
   .openapi("CreateSessionRequest") satisfies z.ZodType<SessionCreateRequest>;
 
@@ -164,6 +170,10 @@ export const SessionViewResponse = z
     ended_at: nullableTimestamp,
     patient_connected: z.boolean(),
     counselor_connected: z.boolean(),
+    location_check: z.enum(LOCATION_CHECK_MODES),
+    location_checked_at: nullableTimestamp.openapi({
+      description: "when the latest location check came (kept after the end; the check itself is erased)",
+    }),
   })
   .openapi("Session") satisfies z.ZodType<SessionView>;
 

@@ -1,9 +1,14 @@
 // What the session's sockets hear when it changes: each role its own copy of each message (messages.ts
 // builds them, so only counselors ever see where the patient is), sent through the socket hub.
-import type { CounselorUnavailableReason, SessionEndReason } from "../../sdk/src/protocol.ts";
+import type {
+  CounselorUnavailableReason,
+  LocationRequestPurpose,
+  SessionEndReason,
+} from "../../sdk/src/protocol.ts";
 import type { SessionCaller } from "./caller.ts";
 import {
   greetingMessages,
+  locationCheckMessage,
   locationRequestMessage,
   locationUnavailableMessage,
   psapResultsMessage,
@@ -25,9 +30,14 @@ export class SessionBroadcasts {
     this.#sockets.broadcastEach(["patient", "counselor"], (role) => sessionStateMessage(record, role));
   }
 
-  /** The patient's browsers are asked for a fix; how many sockets were asked. */
+  /** The patient's browsers are asked for a fix for the SOS; how many sockets were asked. */
   locationRequest(record: SessionRecord, now: number): number {
-    return this.#sockets.broadcast("patient", locationRequestMessage(record, now));
+    return this.#sockets.broadcast("patient", locationRequestMessage(record, now, "sos"));
+  }
+
+  /** The latest location check, counselors first (patients hear only of a check with a fix). */
+  check(record: SessionRecord): void {
+    this.#sockets.broadcastEach(["counselor", "patient"], (role) => locationCheckMessage(record, role));
   }
 
   /** The latest PSAPs, counselors first. */
@@ -47,17 +57,18 @@ export class SessionBroadcasts {
   }
 
   /**
-   * Opens a socket for `caller` and greets it (greetingMessages); returns the client's end, and whether
-   * the greeting asked the patient for a fix.
+   * Opens a socket for `caller` and greets it (greetingMessages); returns the client's end, and what
+   * the greeting asked the patient for a fix for, if it did.
    */
   open(
     record: SessionRecord,
     caller: SessionCaller,
     now: number,
-  ): { client: WebSocket; askedForFix: boolean } {
+  ): { client: WebSocket; askedFor: LocationRequestPurpose | null } {
     const { client, server } = this.#sockets.connect(caller, now);
     const greeting = greetingMessages(record, caller.role, now);
     for (const message of greeting) this.#sockets.send(server, message);
-    return { client, askedForFix: greeting.some((message) => message.type === "location_request") };
+    const request = greeting.find((message) => message.type === "location_request");
+    return { client, askedFor: request?.purpose ?? null };
   }
 }

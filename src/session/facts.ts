@@ -11,6 +11,9 @@ import type {
   AuditData,
   AuditEventType,
   CounselorUnavailableReason,
+  LocationCheckOutcome,
+  LocationRequestPurpose,
+  PsapArea,
   PsapResultsBody,
   WebhookEventData,
   WebhookEventType,
@@ -24,13 +27,18 @@ export type SessionFact = { at: number; by: AuditActor } & (
   /** `repeat`: the SOS was under way already, and the patient is asked for a fresh fix. */
   | { type: "sos_triggered"; repeat: boolean }
   | { type: "sos_cancelled" }
-  /** The patient's browser was asked for its fix: on this many sockets, or on the one that just connected. */
-  | { type: "location_requested"; on: number | "new_socket" }
+  /**
+   * The patient's browser was asked for its fix, for the SOS or for the location check: on this many
+   * sockets, or on the one that just connected.
+   */
+  | { type: "location_requested"; on: number | "new_socket"; purpose: LocationRequestPurpose }
   /** A fix came (metres of accuracy, as the browser gave them). */
   | { type: "location_received"; accuracy: number | undefined }
   | { type: "location_unavailable"; reason: CounselorUnavailableReason }
   /** `late`: the lookup had been reported failed (timed out), then answered after all. */
   | { type: "psaps_delivered"; result: PsapResultsBody; late: boolean }
+  /** A location check came: how it ended, and with a fix, its area (of which only country and state are told). */
+  | { type: "location_checked"; outcome: LocationCheckOutcome; area: PsapArea | null }
   | { type: "session_ended" }
   | { type: "session_expired" }
 );
@@ -76,7 +84,10 @@ export const SESSION_FACTS: { [T in SessionFactType]: FactEvents<FactOf<T>> } = 
   },
   location_requested: {
     audit: "location_requested",
-    auditData: (f): AuditData => (f.on === "new_socket" ? { on_connect: true } : { sockets: f.on }),
+    auditData: (f): AuditData =>
+      f.on === "new_socket"
+        ? { on_connect: true, purpose: f.purpose }
+        : { sockets: f.on, purpose: f.purpose },
   },
   location_received: {
     audit: "location_received",
@@ -97,6 +108,11 @@ export const SESSION_FACTS: { [T in SessionFactType]: FactEvents<FactOf<T>> } = 
       ...(late ? { after_lookup_failed: true } : {}),
     }),
     webhook: { type: "session.psaps_delivered", data: (f) => psapsDeliveredData(f.result) },
+  },
+  location_checked: {
+    audit: "location_checked",
+    auditData: (f) => locationCheckedData(f),
+    webhook: { type: "session.location_checked", data: (f) => locationCheckedData(f) },
   },
   session_ended: {
     audit: "session_ended",
@@ -119,6 +135,11 @@ export function eventsOf(
     ? ({ type: row.webhook.type, at: fact.at, data: row.webhook.data(fact, record) } as WebhookEventDraft)
     : null;
   return { audit: { type: row.audit, data: row.auditData?.(fact, record) }, webhook };
+}
+
+/** A check as the trail and the platform hear of it: the outcome, the country and the state, never nearer. */
+function locationCheckedData(fact: FactOf<"location_checked">): WebhookEventData["session.location_checked"] {
+  return { outcome: fact.outcome, country: fact.area?.country ?? null, state: fact.area?.state ?? null };
 }
 
 /** The `session.psaps_delivered` data of a lookup result: ids, names and numbers, the area in words. */

@@ -2,7 +2,10 @@
 // Only counselors ever see where the patient is: the fix and the address on file.
 import type {
   CounselorUnavailableReason,
+  LocationCheck,
+  LocationCheckMessage,
   LocationRequestMessage,
+  LocationRequestPurpose,
   LocationUnavailableMessage,
   PsapResultsMessage,
   Role,
@@ -11,7 +14,7 @@ import type {
   SessionEndReason,
   SessionStateMessage,
 } from "../../sdk/src/protocol.ts";
-import { iso, type SessionRecord } from "./record.ts";
+import { checksLocation, iso, latestCheck, type SessionRecord } from "./record.ts";
 
 export function sessionStateMessage(record: SessionRecord, role: Role): SessionStateMessage {
   const message: SessionStateMessage = {
@@ -27,20 +30,32 @@ export function sessionStateMessage(record: SessionRecord, role: Role): SessionS
 
 /**
  * What a socket hears as it connects: the session's state; a patient, while an SOS waits for a fix, the
- * location request; then the latest results, if any (each role its own copy).
+ * location request (or, in a session that checks the location and has no check yet, the check's); a
+ * counselor, until the SOS has a fix of its own, the latest check; then the latest results, if any
+ * (each role its own copy).
  */
 export function greetingMessages(record: SessionRecord, role: Role, now: number): ServerMessage[] {
   const greeting: ServerMessage[] = [sessionStateMessage(record, role)];
-  if (role === "patient" && record.state === "sos" && record.location === null) {
-    greeting.push(locationRequestMessage(record, now));
+  if (role === "patient") {
+    if (record.state === "sos" && record.location === null) {
+      greeting.push(locationRequestMessage(record, now, "sos"));
+    } else if (record.state === "active" && checksLocation(record) && !latestCheck(record)) {
+      greeting.push(locationRequestMessage(record, now, "check"));
+    }
   }
+  const check = role === "counselor" && !record.latest_result ? locationCheckMessage(record, role) : null;
+  if (check) greeting.push(check);
   const latest = psapResultsMessage(record, role);
   if (latest) greeting.push(latest);
   return greeting;
 }
 
-export function locationRequestMessage(record: SessionRecord, now: number): LocationRequestMessage {
-  return { type: "location_request", session_id: record.session_id, requested_at: iso(now) };
+export function locationRequestMessage(
+  record: SessionRecord,
+  now: number,
+  purpose: LocationRequestPurpose,
+): LocationRequestMessage {
+  return { type: "location_request", session_id: record.session_id, requested_at: iso(now), purpose };
 }
 
 /** The latest results for a role: counselors see where the patient is, patients get no `location` or `patient_address` field at all. */
@@ -55,7 +70,39 @@ export function psapResultsMessage(record: SessionRecord, role: Role): PsapResul
   return message;
 }
 
-/** Counselors only. */
+/**
+ * The latest location check for a role (null when there is none): counselors see where the patient was
+ * and the address on file; patients get a check with a fix without them, and none without a fix.
+ */
+export function locationCheckMessage(record: SessionRecord, role: Role): LocationCheckMessage | null {
+  const check = role === "counselor" ? counselorCheck(record) : patientCheck(record);
+  return check && { type: "location_check", session_id: record.session_id, ...check };
+}
+
+/** The latest check as counselors see it, or null. */
+function counselorCheck(record: SessionRecord): LocationCheck | null {
+  const check = latestCheck(record);
+  if (!check) return null;
+  const checked_at = iso(check.at);
+  const patient_address = addressOf(record);
+  if (check.outcome !== "located") return { checked_at, outcome: check.outcome, patient_address };
+  return {
+    checked_at,
+    outcome: "located",
+    ...check.result,
+    location: { ...check.location },
+    patient_address,
+  };
+}
+
+/** The patient's copy: a check with a fix, without `location` and `patient_address` fields at all. */
+function patientCheck(record: SessionRecord): LocationCheck | null {
+  const check = latestCheck(record);
+  if (check?.outcome !== "located") return null;
+  return { checked_at: iso(check.at), outcome: "located", ...check.result };
+}
+
+/** Counselors only: with the latest check, where the patient was before (or null). */
 export function locationUnavailableMessage(
   record: SessionRecord,
   reason: CounselorUnavailableReason,
@@ -65,6 +112,7 @@ export function locationUnavailableMessage(
     session_id: record.session_id,
     reason,
     patient_address: addressOf(record),
+    last_check: counselorCheck(record),
   };
 }
 

@@ -1,6 +1,8 @@
 // What a session object stores about its session, and the views of it the API shows.
 import type {
+  LocationCheckMode,
   LocationFix,
+  LocationUnavailableReason,
   PsapResultsBody,
   ReportedLocation,
   Role,
@@ -30,9 +32,21 @@ export interface SessionRecord {
   latest_result: PsapResultsBody | null;
   /** The address the platform has on file: shown to counselors only, erased on end and expiry. */
   patient_address: string | null;
+  /** Whether the patient's browser is asked for its location when the patient first connects. */
+  location_check: LocationCheckMode;
+  /** The latest location check (where the patient was, before any SOS): erased on end and expiry, kept through a cancel. */
+  check: StoredCheck | null;
+  /** When the latest check came (ms): kept after the end, when the check itself is erased. */
+  location_checked_at: number | null;
   /** When the session reached a final state (the API's `ended_at` when it ended); the audit trail is purged 30 days later. */
   final_at: number | null;
 }
+
+/** A location check as the session keeps it: when, how it ended, and with a fix, the fix and its PSAPs. */
+export type StoredCheck = { at: number } & (
+  | { outcome: "located"; location: ReportedLocation; result: PsapResultsBody }
+  | { outcome: LocationUnavailableReason; location: null; result: null }
+);
 
 export interface NewSessionInput {
   session_id: string;
@@ -41,6 +55,7 @@ export interface NewSessionInput {
   counselor_id: string;
   patient_id: string;
   patient_address: string | null;
+  location_check: LocationCheckMode;
   created_at: number;
   expires_at: number;
 }
@@ -53,8 +68,23 @@ export function newRecord(input: NewSessionInput): SessionRecord {
     location_deadline_at: null,
     location: null,
     latest_result: null,
+    check: null,
+    location_checked_at: null,
     final_at: null,
   };
+}
+
+/**
+ * Whether the session checks the patient's location. Records stored before the check existed have no
+ * field: off, as for a session created without it.
+ */
+export function checksLocation(record: SessionRecord): boolean {
+  return record.location_check === "at_start";
+}
+
+/** The latest check, or null (none yet, erased, or a record stored before the check existed). */
+export function latestCheck(record: SessionRecord): StoredCheck | null {
+  return record.check ?? null;
 }
 
 export function iso(ms: number): string {
@@ -81,6 +111,8 @@ export function sessionView(record: SessionRecord, connected: Record<Role, boole
     ended_at: isoOrNull(endedAt(record)),
     patient_connected: connected.patient,
     counselor_connected: connected.counselor,
+    location_check: checksLocation(record) ? "at_start" : "off",
+    location_checked_at: isoOrNull(record.location_checked_at ?? null),
   };
 }
 

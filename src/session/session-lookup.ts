@@ -1,13 +1,19 @@
 // The PSAP lookup as the session runs it: bounded in time, and a failure answers 503 with Retry-After,
 // never an empty list that claims no PSAP is near.
-import type { PsapResultsBody, SessionState } from "../../sdk/src/protocol.ts";
+import type {
+  LocationRequestPurpose,
+  PsapResultsBody,
+  ReportedLocation,
+  SessionState,
+} from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
+import { d1Contacts } from "../contacts/store.ts";
+import type { Env } from "../env.ts";
 import { errorSummary } from "../error-name.ts";
 import { type Problem, problem } from "../problem.ts";
 import {
   type LookupOptions,
   lookupPsaps,
-  type PsapIndexStore,
   PsapIndexUnavailableError,
   type PsapLookupResult,
   type PsapQuery,
@@ -23,15 +29,17 @@ export type SessionLookup =
   | { ok: false; problem: Problem; late?: Promise<PsapLookupResult | null> };
 
 /**
- * The PSAPs for a fix, or the problem to answer: any error, or no answer within `lookupTimeoutMs`.
- * `options` bring the contact directory (its numbers over the imported ones) and `waitUntil`.
+ * The PSAPs for a fix from the deployment's index (`PSAP_INDEX`) with its contact directory's numbers
+ * over the imported ones (`DB`), or the problem to answer: any error, or no answer within
+ * `lookupTimeoutMs`. `waitUntil` keeps the directory's background refresh alive.
  */
 export async function lookupForSession(
-  store: PsapIndexStore,
+  env: Pick<Env, "PSAP_INDEX" | "DB">,
   query: PsapQuery,
-  options: Pick<LookupOptions, "contacts" | "waitUntil"> = {},
+  waitUntil: LookupOptions["waitUntil"],
 ): Promise<SessionLookup> {
-  const running = lookupPsaps(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
+  const options = { contacts: d1Contacts(env.DB), waitUntil, limit: PSAP_LIMITS.maxResults };
+  const running = lookupPsaps(env.PSAP_INDEX, query, options);
   const limitMs = PSAP_LIMITS.lookupTimeoutMs;
   try {
     const found = await withTimeout(running, limitMs, () => {
@@ -54,29 +62,30 @@ function lateAnswer(running: Promise<PsapLookupResult>): Promise<PsapLookupResul
   return withTimeout(answer, PSAP_LIMITS.lateLookupMs, () => null);
 }
 
-/** Which SOS and which fix a lookup was started for: their turns then. */
-export type LookupTurn = { sos: number; fix: number };
+/** What a lookup was started for (the SOS, or the location check), and the turns of its SOS and fix then. */
+export type LookupTurn = { purpose: LocationRequestPurpose; sos: number; fix: number };
 
 /**
- * Which lookup may still deliver: the one for the latest fix of the SOS under way, no other. A lookup
- * lets other requests in while it runs (a cancel, a new SOS, the end, a newer fix).
+ * Which lookup may still deliver: for the SOS, the one for the latest fix of the SOS under way; for the
+ * location check, the one for the latest check. A lookup lets other requests in while it runs (a cancel,
+ * a new SOS, the end, a newer fix or check).
  */
 export class LookupTurns {
   #sos = 0;
-  #fix = 0;
+  readonly #fix: Record<LocationRequestPurpose, number> = { sos: 0, check: 0 };
 
-  /** The state changed (an SOS started or was cancelled, the session ended): no lookup under way delivers. */
+  /** The state changed (an SOS started or was cancelled, the session ended): no SOS lookup under way delivers. */
   stateChanged(): void {
     this.#sos++;
   }
 
-  /** A new fix came: its lookup's turn (an earlier fix's lookup is no longer the latest). */
-  next(): LookupTurn {
-    return { sos: this.#sos, fix: ++this.#fix };
+  /** A new fix (or report) came for `purpose`: its turn (an earlier one's lookup is no longer the latest). */
+  next(purpose: LocationRequestPurpose): LookupTurn {
+    return { purpose, sos: this.#sos, fix: ++this.#fix[purpose] };
   }
 
   isLatestFix(turn: LookupTurn): boolean {
-    return turn.fix === this.#fix;
+    return turn.fix === this.#fix[turn.purpose];
   }
 
   /** Whether the SOS that asked for the lookup is still the one under way. */
@@ -84,6 +93,9 @@ export class LookupTurns {
     return state === "sos" && turn.sos === this.#sos;
   }
 }
+
+/** A lookup's result to deliver, for the fix it was made for (`late`: after it was reported failed). */
+export type Delivery = { location: ReportedLocation; result: PsapResultsBody; at: number; late: boolean };
 
 /** The answer to deliver: a fresh result id, and no coordinate in it. */
 export function resultOf(found: PsapLookupResult, at: number): PsapResultsBody {

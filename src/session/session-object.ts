@@ -13,25 +13,21 @@ import { DurableObject } from "cloudflare:workers";
 import type {
   AuditEventsPage,
   CounselorUnavailableReason,
+  LocationAnswer,
   LocationFix,
-  LocationReceivedBody,
+  LocationRequestPurpose,
   LocationSubmission,
-  PsapResultsBody,
   ReportedLocation,
-  Role,
   SessionEndResponse,
   SessionView,
   SosCancelResponse,
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
-import { RATE_LIMITS } from "../config.ts";
-import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
 import {
   type Checked,
   failure,
   type Outcome,
-  type Problem,
   problem,
   problemResponse,
   setProblemTypeBase,
@@ -45,32 +41,25 @@ import { SessionBroadcasts } from "./broadcasts.ts";
 import { callerOf, type SessionCaller } from "./caller.ts";
 import { dueDeadlines, nextAlarmAt } from "./deadlines.ts";
 import { eventsOf, type SessionFact } from "./facts.ts";
-import { noSuchSession, notInSos, sessionForgotten, sessionOver, sessionRateLimited } from "./problems.ts";
-import { SlidingWindow } from "./rate-window.ts";
+import { BrowserGate } from "./gate.ts";
+import { locationCheckOff, noSuchSession, notInSos, sessionOver } from "./problems.ts";
 import {
+  checksLocation,
   type NewSessionInput,
   newRecord,
   reportedLocation,
   type SessionRecord,
+  type StoredCheck,
   sessionEndView,
   sessionView,
   sosCancelView,
   sosTriggerView,
 } from "./record.ts";
-import { type LookupTurn, LookupTurns, lookupForSession, resultOf } from "./session-lookup.ts";
+import { type Delivery, type LookupTurn, LookupTurns, lookupForSession, resultOf } from "./session-lookup.ts";
 import { SocketHub } from "./sockets.ts";
-import { isFinal, type SessionEvent, startsSos, transition } from "./transitions.ts";
+import { type SessionEvent, startsSos, transition } from "./transitions.ts";
 
 const RECORD_KEY = "session";
-
-/** The answer to a location submission: the PSAPs for a fix, an acknowledgement for `unavailable`. */
-type Located = PsapResultsBody | LocationReceivedBody;
-
-/** A lookup's result to deliver, for the fix it was made for (`late`: after it was reported failed). */
-type Delivery = { location: ReportedLocation; result: PsapResultsBody; at: number; late: boolean };
-
-/** A browser call let through: the live record and the checked body. */
-type Admitted<T> = { ok: true; record: SessionRecord; value: T } | { ok: false; problem: Problem };
 
 export class SessionObject extends DurableObject<Env> {
   #record: SessionRecord | null;
@@ -80,10 +69,8 @@ export class SessionObject extends DurableObject<Env> {
   /** What the sockets hear of each change. */
   readonly #tell: SessionBroadcasts;
   readonly #webhooks: WebhookOutbox;
-  readonly #requests = new SlidingWindow<Role>(
-    RATE_LIMITS.sessionRole.limit,
-    RATE_LIMITS.sessionRole.windowMs,
-  );
+  /** 410, 429 and the body's problem, in that order, for every browser call. */
+  readonly #gate = new BrowserGate();
   readonly #lookups = new LookupTurns();
 
   constructor(ctx: DurableObjectState, env: Env) {
@@ -144,12 +131,12 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   // -------------------------------------------------------------------------
-  // Browser (token) methods: each passes #admit first, so each is rate limited unless exempt.
+  // Browser (token) methods: each passes the gate first, so each is rate limited unless exempt.
 
   async trigger(caller: SessionCaller, body: Checked<unknown>): Promise<Outcome<SosTriggerResponse>> {
     const now = Date.now();
     // The trigger that starts an SOS is never refused for rate; repeats are.
-    const admitted = this.#admit(caller, body, now, startsSos);
+    const admitted = this.#gate.admit(this.#runDueDeadlines(now), caller, body, now, startsSos);
     if (!admitted.ok) return admitted;
     const starts = startsSos(admitted.record);
     // The messages go before the write, which would hold them until stored: the patient's browser is
@@ -164,13 +151,14 @@ export class SessionObject extends DurableObject<Env> {
     });
     if (!record) return failure(notInSos("This session cannot start an SOS."));
     this.#emit({ type: "sos_triggered", by: caller.role, at: now, repeat: !starts });
-    if (asked > 0) this.#emit({ type: "location_requested", by: "system", at: now, on: asked });
+    if (asked > 0)
+      this.#emit({ type: "location_requested", by: "system", at: now, on: asked, purpose: "sos" });
     return success(sosTriggerView(record, now, this.#sockets.isConnected("patient")), starts ? 202 : 200);
   }
 
   async cancel(caller: SessionCaller, body: Checked<unknown>): Promise<Outcome<SosCancelResponse>> {
     const now = Date.now();
-    const admitted = this.#admit(caller, body, now);
+    const admitted = this.#gate.admit(this.#runDueDeadlines(now), caller, body, now);
     if (!admitted.ok) return admitted;
     const record = this.#apply({ type: "cancel", at: now });
     if (!record) return failure(notInSos("There is no SOS to cancel."));
@@ -179,13 +167,32 @@ export class SessionObject extends DurableObject<Env> {
     return success(sosCancelView(record));
   }
 
-  async submitLocation(caller: SessionCaller, body: Checked<LocationSubmission>): Promise<Outcome<Located>> {
+  /** The location check (SPEC section 4): in `active` and `sos`, for a session that checks the location. */
+  async checkLocation(
+    caller: SessionCaller,
+    body: Checked<LocationSubmission>,
+  ): Promise<Outcome<LocationAnswer>> {
     const now = Date.now();
-    const admitted = this.#admit(caller, body, now);
+    const admitted = this.#gate.admit(this.#runDueDeadlines(now), caller, body, now);
+    if (!admitted.ok) return admitted;
+    if (!checksLocation(admitted.record)) return failure(locationCheckOff());
+    const submission = admitted.value;
+    if (!("unavailable" in submission)) return this.#locate("check", caller, submission, now);
+    const check: StoredCheck = { at: now, outcome: submission.unavailable, location: null, result: null };
+    this.#recordCheck(check, caller.role);
+    return success({ received: true });
+  }
+
+  async submitLocation(
+    caller: SessionCaller,
+    body: Checked<LocationSubmission>,
+  ): Promise<Outcome<LocationAnswer>> {
+    const now = Date.now();
+    const admitted = this.#gate.admit(this.#runDueDeadlines(now), caller, body, now);
     if (!admitted.ok) return admitted;
     if (admitted.record.state !== "sos") return failure(notInSos("No SOS is waiting for a location."));
     const submission = admitted.value;
-    if (!("unavailable" in submission)) return this.#locate(caller, submission, now);
+    if (!("unavailable" in submission)) return this.#locate("sos", caller, submission, now);
     const record = this.#apply({ type: "unavailable", at: now }) ?? admitted.record;
     this.#noLocation(record, submission.unavailable, caller.role, now);
     return success({ received: true });
@@ -197,15 +204,14 @@ export class SessionObject extends DurableObject<Env> {
   /** `/ws`, after the worker checked the token: the upgrade, or the probe without `Upgrade` (SPEC section 5). */
   override async fetch(request: Request): Promise<Response> {
     const now = Date.now();
-    const record = this.#runDueDeadlines(now);
-    if (!record) return problemResponse(sessionForgotten());
-    if (isFinal(record.state)) return problemResponse(sessionOver(record.state));
+    const live = this.#gate.live(this.#runDueDeadlines(now));
+    if (!live.ok) return problemResponse(live.problem);
     const caller = callerOf(request);
     if (!caller) return problemResponse(problem("invalid_token", "The socket has no verified role."));
     const refused = this.#sockets.refusal(caller.role, request, now);
     if (refused) return problemResponse(refused);
-    const { client, askedForFix } = this.#tell.open(record, caller, now);
-    if (askedForFix) this.#emit({ type: "location_requested", by: "system", at: now, on: "new_socket" });
+    const { client, askedFor: purpose } = this.#tell.open(live.record, caller, now);
+    if (purpose) this.#emit({ type: "location_requested", by: "system", at: now, on: "new_socket", purpose });
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -237,49 +243,37 @@ export class SessionObject extends DurableObject<Env> {
   // Internals
 
   /**
-   * The gate of every browser method, in the contract's order: 410 when over, 429 when over the
-   * rate (refused unless `exempt` says this call may not be), then the body's own problem.
+   * Looks up the PSAPs for a fix and delivers them, if what asked for it is still current: the SOS and
+   * its latest fix, or the latest check. A check whose lookup failed records nothing: a failure of ours
+   * is never told as where the patient is.
    */
-  #admit<T>(
-    caller: SessionCaller,
-    body: Checked<T>,
-    now: number,
-    exempt?: (record: SessionRecord) => boolean,
-  ): Admitted<T> {
-    const record = this.#runDueDeadlines(now);
-    if (!record) return { ok: false, problem: sessionForgotten() };
-    if (isFinal(record.state)) return { ok: false, problem: sessionOver(record.state) };
-    const rate = this.#requests.take(caller.role, now, body.ok && exempt?.(record) === true);
-    if (!rate.ok) return { ok: false, problem: sessionRateLimited(rate.retryAfterSeconds) };
-    if (!body.ok) return { ok: false, problem: body.problem };
-    return { ok: true, record, value: body.value };
-  }
-
-  /** Looks up the PSAPs for a fix and delivers them, if the SOS and fix that asked are still current. */
-  async #locate(caller: SessionCaller, fix: LocationFix, now: number): Promise<Outcome<PsapResultsBody>> {
-    const turn = this.#lookups.next();
+  async #locate(purpose: LocationRequestPurpose, caller: SessionCaller, fix: LocationFix, now: number) {
+    const turn = this.#lookups.next(purpose);
     const location = reportedLocation(fix);
-    const lookup = await lookupForSession(this.env.PSAP_INDEX, location, {
-      contacts: d1Contacts(this.env.DB),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
-    });
+    const lookup = await lookupForSession(this.env, location, (promise) => this.ctx.waitUntil(promise));
 
-    // The lookup let other requests in: a cancel, a new SOS or the end makes this fix answer nothing.
+    // The lookup let other requests in: the end, a newer fix or check, for the SOS's fix a cancel or a
+    // new SOS, make this fix deliver nothing.
     const at = Date.now();
-    const record = this.#runDueDeadlines(at);
-    if (!record) return failure(sessionForgotten());
-    if (isFinal(record.state)) return failure(sessionOver(record.state));
-    if (!this.#lookups.isSameSos(turn, record.state)) {
+    const live = this.#gate.live(this.#runDueDeadlines(at));
+    if (!live.ok) return live;
+    const latest = this.#lookups.isLatestFix(turn);
+    if (purpose === "check") {
+      if (!lookup.ok) return failure(lookup.problem);
+      const result = resultOf(lookup.found, at);
+      if (latest) this.#recordCheck({ at: now, outcome: "located", location, result }, caller.role);
+      return success(result);
+    }
+    if (!this.#lookups.isSameSos(turn, live.record.state)) {
       return failure(notInSos("The SOS was cancelled while the location was being looked up."));
     }
     const received = () =>
       this.#emit({ type: "location_received", by: caller.role, at: now, accuracy: fix.accuracy });
-    const latest = this.#lookups.isLatestFix(turn);
     if (!lookup.ok || !latest) received();
     if (!lookup.ok) {
       // A failure of ours, never "no PSAP nearby": counselors hear it at once, the 30 s clock runs on.
       if (latest) {
-        this.#noLocation(record, "lookup_failed", "system", at);
+        this.#noLocation(live.record, "lookup_failed", "system", at);
         // Only slow (timed out, still running): if it answers after all, both sockets get its PSAPs.
         if (lookup.late) this.ctx.waitUntil(this.#deliverLate(lookup.late, location, turn));
       }
@@ -287,8 +281,16 @@ export class SessionObject extends DurableObject<Env> {
     }
     const result = resultOf(lookup.found, at);
     // A newer fix is being looked up: its result is the one delivered.
-    if (latest) this.#deliver(record, { location, result, at, late: false }, received);
+    if (latest) this.#deliver(live.record, { location, result, at, late: false }, received);
     return success(result);
+  }
+
+  /** The check becomes the latest (one still being looked up no longer records): told, stored, emitted. */
+  #recordCheck(check: StoredCheck, by: SessionFact["by"]): void {
+    this.#lookups.next("check");
+    if (!this.#apply({ type: "checked", at: check.at, check }, (next) => this.#tell.check(next))) return;
+    const area = check.result?.area ?? null;
+    this.#emit({ type: "location_checked", by, at: check.at, outcome: check.outcome, area });
   }
 
   /** A timed-out lookup that answered after all: delivered if its SOS and fix are still the current ones. */

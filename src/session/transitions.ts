@@ -7,7 +7,7 @@ import type {
   SessionState,
 } from "../../sdk/src/protocol.ts";
 import { SESSION_LIMITS } from "../config.ts";
-import type { SessionRecord } from "./record.ts";
+import type { SessionRecord, StoredCheck } from "./record.ts";
 
 export type SessionEvent =
   /** The counselor presses SOS: starts one from `active`, or asks again for a fix while in `sos`. */
@@ -18,6 +18,8 @@ export type SessionEvent =
   | { type: "located"; at: number; location: ReportedLocation; result: PsapResultsBody }
   /** The patient's browser cannot give a fix: the counselor knows, the clock stops. */
   | { type: "unavailable"; at: number }
+  /** A location check came (a fix and its PSAPs, or why there is none): it replaces the previous one. */
+  | { type: "checked"; at: number; check: StoredCheck }
   /** 30 s passed without a fix or a report: the counselor is told, the clock stops. */
   | { type: "location_timeout"; at: number }
   | { type: "end"; at: number }
@@ -27,13 +29,14 @@ export type SessionEventType = SessionEvent["type"];
 
 /** For each state, the events it accepts and the state each leads to. Absent means refused. */
 const MOVES: Readonly<Record<SessionState, Partial<Record<SessionEventType, SessionState>>>> = {
-  active: { trigger: "sos", end: "ended", expire: "expired" },
+  active: { trigger: "sos", checked: "active", end: "ended", expire: "expired" },
   // `sos` expires only 24 h after it started, which the deadlines decide, not this table.
   sos: {
     trigger: "sos",
     cancel: "active",
     located: "sos",
     unavailable: "sos",
+    checked: "sos",
     location_timeout: "sos",
     end: "ended",
     expire: "expired",
@@ -68,6 +71,7 @@ export function transition(record: SessionRecord, event: SessionEvent): SessionR
       next.location_deadline_at = event.at + SESSION_LIMITS.locationDeadlineMs;
       return next;
     case "cancel":
+      // The SOS's fix goes; the location check stays (it is the session's, not the SOS's).
       next.location = null;
       next.latest_result = null;
       next.location_deadline_at = null;
@@ -78,15 +82,20 @@ export function transition(record: SessionRecord, event: SessionEvent): SessionR
       next.latest_result = event.result;
       next.location_deadline_at = null;
       return next;
+    case "checked":
+      next.check = event.check;
+      next.location_checked_at = event.at;
+      return next;
     case "unavailable":
     case "location_timeout":
       next.location_deadline_at = null;
       return next;
     case "end":
     case "expire":
-      // Final: everything that locates the patient goes, the address on file too.
+      // Final: everything that locates the patient goes, the check and the address on file too.
       next.location = null;
       next.latest_result = null;
+      next.check = null;
       next.location_deadline_at = null;
       next.patient_address = null;
       next.final_at = event.at;

@@ -198,6 +198,8 @@ describe("reading, ending and auditing a session", () => {
       ended_at: null,
       patient_connected: false,
       counselor_connected: false,
+      location_check: "off",
+      location_checked_at: null,
     });
   });
 

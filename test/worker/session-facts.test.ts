@@ -42,7 +42,7 @@ const RESULT: PsapResultsBody = {
   data_version: "v1",
 };
 
-/** A session in SOS with a fix and the address on file: everything a fact could leak. */
+/** A session in SOS with a fix, a location check and the address on file: everything a fact could leak. */
 function sos(): SessionRecord {
   const created = newRecord({
     session_id: "0b9e8c1a-4f2d-4e3b-9a6c-7d8e9f0a1b2c",
@@ -51,10 +51,21 @@ function sos(): SessionRecord {
     counselor_id: "c",
     patient_id: "p",
     patient_address: "1200 W Harrison St, Chicago, IL 60607",
+    location_check: "at_start",
     created_at: T0,
     expires_at: T0 + 3_600_000,
   });
-  const triggered = transition(created, { type: "trigger", at: T0 + 1_000 });
+  const checked = transition(created, {
+    type: "checked",
+    at: T0 + 500,
+    check: {
+      at: T0 + 500,
+      outcome: "located",
+      location: { latitude: 41.8712, longitude: -87.6499, accuracy: 8.4 },
+      result: RESULT,
+    },
+  });
+  const triggered = checked && transition(checked, { type: "trigger", at: T0 + 1_000 });
   const located =
     triggered &&
     transition(triggered, {
@@ -72,8 +83,10 @@ const FACTS: SessionFact[] = [
   { type: "session_created", by: "platform", at: T0 },
   { type: "sos_triggered", by: "counselor", at: T0 + 1_000, repeat: false },
   { type: "sos_cancelled", by: "counselor", at: T0 + 1_500 },
-  { type: "location_requested", by: "system", at: T0 + 1_000, on: 2 },
-  { type: "location_requested", by: "system", at: T0 + 1_000, on: "new_socket" },
+  { type: "location_requested", by: "system", at: T0 + 1_000, on: 2, purpose: "sos" },
+  { type: "location_requested", by: "system", at: T0 + 1_000, on: "new_socket", purpose: "check" },
+  { type: "location_checked", by: "patient", at: T0 + 500, outcome: "located", area: RESULT.area },
+  { type: "location_checked", by: "patient", at: T0 + 500, outcome: "permission_denied", area: null },
   { type: "location_received", by: "patient", at: T0 + 2_000, accuracy: 12.6 },
   { type: "location_unavailable", by: "system", at: T0 + 31_000, reason: "timeout" },
   { type: "psaps_delivered", by: "system", at: T0 + 2_000, result: RESULT, late: true },
@@ -118,7 +131,7 @@ describe("the session facts", () => {
     for (const fact of FACTS) {
       const { audit, webhook } = eventsOf(fact, record);
       const text = JSON.stringify({ audit, webhook });
-      for (const secret of ["41.87", "-87.62", "Harrison", "latitude", "longitude", "address"]) {
+      for (const secret of ["41.87", "-87.62", "-87.64", "Harrison", "latitude", "longitude", "address"]) {
         expect(text, fact.type).not.toContain(secret);
       }
     }
@@ -149,6 +162,34 @@ describe("the session facts", () => {
       record,
     );
     expect(received.audit.data).toEqual({ accuracy_m: null });
+  });
+
+  it("tells of a location check its outcome, country and state only, nearer than that nothing", () => {
+    const record = sos();
+    const located = eventsOf(
+      { type: "location_checked", by: "patient", at: T0 + 500, outcome: "located", area: RESULT.area },
+      record,
+    );
+    expect(located.audit).toEqual({
+      type: "location_checked",
+      data: { outcome: "located", country: "US", state: "IL" },
+    });
+    expect(located.webhook).toEqual({
+      type: "session.location_checked",
+      at: T0 + 500,
+      data: { outcome: "located", country: "US", state: "IL" },
+    });
+    const refused = eventsOf(
+      { type: "location_checked", by: "patient", at: T0 + 500, outcome: "timeout", area: null },
+      record,
+    );
+    expect(refused.audit.data).toEqual({ outcome: "timeout", country: null, state: null });
+    expect(refused.webhook?.data).toEqual({ outcome: "timeout", country: null, state: null });
+    const requested = eventsOf(
+      { type: "location_requested", by: "system", at: T0, on: "new_socket", purpose: "check" },
+      record,
+    );
+    expect(requested.audit.data).toEqual({ on_connect: true, purpose: "check" });
   });
 });
 

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { PsapResultsBody, SessionState } from "../../sdk/src/protocol.ts";
 import { SESSION_LIMITS } from "../../src/config.ts";
 import { SlidingWindow } from "../../src/session/rate-window.ts";
-import { newRecord, type SessionRecord } from "../../src/session/record.ts";
+import { newRecord, type SessionRecord, type StoredCheck } from "../../src/session/record.ts";
 import { type SessionEvent, type SessionEventType, transition } from "../../src/session/transitions.ts";
 
 const T0 = Date.UTC(2026, 10, 24, 12);
@@ -27,20 +27,31 @@ function record(state: SessionState = "active"): SessionRecord {
     counselor_id: "c",
     patient_id: "pt",
     patient_address: "1 Main St",
+    location_check: "at_start",
     created_at: T0,
     expires_at: T0 + 3_600_000,
   });
   return { ...fresh, state };
 }
 
+/** A location check with a fix (its fix and its PSAPs). */
+const CHECK: StoredCheck = {
+  at: T0 + 500,
+  outcome: "located",
+  location: { latitude: 39.9, longitude: -75.0, accuracy: 30 },
+  result: { ...RESULT, result_id: "check-result" },
+};
+
 function event(type: SessionEventType, at = T0 + 1_000): SessionEvent {
   if (type === "located") return { type, at, location: LOCATION, result: RESULT };
+  if (type === "checked") return { type, at, check: { ...CHECK, at } };
   return { type, at } as SessionEvent;
 }
 
-/** An SOS with a fix and a result in it. */
+/** An SOS with a fix and a result in it, after a location check. */
 function locatedSos(): SessionRecord {
-  const sos = transition(record(), event("trigger"));
+  const checked = transition(record(), event("checked", T0 + 500));
+  const sos = checked && transition(checked, event("trigger"));
   const located = sos && transition(sos, event("located", T0 + 2_000));
   if (!located) throw new Error("setup failed");
   return located;
@@ -48,8 +59,8 @@ function locatedSos(): SessionRecord {
 
 describe("the transition table", () => {
   const ALLOWED: Record<SessionState, SessionEventType[]> = {
-    active: ["trigger", "end", "expire"],
-    sos: ["trigger", "cancel", "located", "unavailable", "location_timeout", "end", "expire"],
+    active: ["trigger", "checked", "end", "expire"],
+    sos: ["trigger", "cancel", "located", "unavailable", "checked", "location_timeout", "end", "expire"],
     ended: ["end"],
     expired: [],
   };
@@ -58,6 +69,7 @@ describe("the transition table", () => {
     "cancel",
     "located",
     "unavailable",
+    "checked",
     "location_timeout",
     "end",
     "expire",
@@ -103,7 +115,7 @@ describe("the transition table", () => {
     });
   });
 
-  it("a cancel erases the fix, keeps the address, and gives at least 10 more minutes", () => {
+  it("a cancel erases the fix, keeps the check and the address, and gives at least 10 more minutes", () => {
     const late = T0 + 3_590_000;
     const next = transition(locatedSos(), event("cancel", late));
     expect(next).toMatchObject({
@@ -111,20 +123,43 @@ describe("the transition table", () => {
       location: null,
       latest_result: null,
       location_deadline_at: null,
+      check: { ...CHECK, at: T0 + 500 },
+      location_checked_at: T0 + 500,
       patient_address: "1 Main St",
       expires_at: late + SESSION_LIMITS.cancelGraceMs,
     });
   });
 
-  it.each(["end", "expire"] as const)("%s erases the fix, the result, the clock and the address", (type) => {
-    const next = transition(locatedSos(), event(type, T0 + 7_000));
-    expect(next).toMatchObject({
-      state: type === "end" ? "ended" : "expired",
+  it.each(["end", "expire"] as const)(
+    "%s erases the fix, the result, the check, the clock and the address, and keeps when the check came",
+    (type) => {
+      const next = transition(locatedSos(), event(type, T0 + 7_000));
+      expect(next).toMatchObject({
+        state: type === "end" ? "ended" : "expired",
+        location: null,
+        latest_result: null,
+        check: null,
+        location_checked_at: T0 + 500,
+        location_deadline_at: null,
+        patient_address: null,
+        final_at: T0 + 7_000,
+      });
+    },
+  );
+
+  it("a check replaces the previous one in active and in sos, and leaves the SOS, its fix and its clock alone", () => {
+    const first = transition(record(), event("checked", T0 + 100));
+    const unavailable: StoredCheck = { at: T0 + 200, outcome: "timeout", location: null, result: null };
+    const replaced = first && transition(first, { type: "checked", at: T0 + 200, check: unavailable });
+    expect(replaced).toMatchObject({ state: "active", check: unavailable, location_checked_at: T0 + 200 });
+    const sos = transition(record(), event("trigger", T0 + 1_000));
+    const checked = sos && transition(sos, event("checked", T0 + 2_000));
+    expect(checked).toMatchObject({
+      state: "sos",
+      check: { ...CHECK, at: T0 + 2_000 },
       location: null,
       latest_result: null,
-      location_deadline_at: null,
-      patient_address: null,
-      final_at: T0 + 7_000,
+      location_deadline_at: T0 + 1_000 + SESSION_LIMITS.locationDeadlineMs,
     });
   });
 

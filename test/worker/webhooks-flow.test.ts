@@ -19,8 +19,9 @@ import {
 } from "./helpers.ts";
 import { deliveryRows, FakeReceiver, RECEIVER, setWebhook, verify } from "./webhook-receiver.ts";
 
-/** The patient's fix and the address on file: neither may appear in any webhook. */
+/** The patient's fix, the location check's and the address on file: none may appear in any webhook. */
 const FIX = { latitude: 41.88123, longitude: -87.63457, accuracy: 23 };
+const CHECK_FIX = { latitude: 41.79312, longitude: -87.59817, accuracy: 41 };
 const ADDRESS = "1200 W Harrison St, Chicago, IL 60607";
 
 let receiver: FakeReceiver;
@@ -42,7 +43,14 @@ describe("webhooks of a whole SOS", () => {
     const platform = await newPlatform();
     const { secret } = await setWebhook(platform.platform_id, { url: `${RECEIVER}/hook` });
     if (!secret) throw new Error("no secret shown");
-    const session = await newSession(platform, { ...SESSION_BODY, patient_address: ADDRESS });
+    const session = await newSession(platform, {
+      ...SESSION_BODY,
+      patient_address: ADDRESS,
+      location_check: "at_start",
+    });
+    const check = await asPatient(session, "/location-check", CHECK_FIX);
+    expect(check.status).toBe(200);
+    const checked = await check.json<{ area: { state: string | null } }>();
     expect((await asCounselor(session, "/sos")).status).toBe(202);
     expect((await asPatient(session, "/sos/location", { unavailable: "permission_denied" })).status).toBe(
       200,
@@ -56,10 +64,11 @@ describe("webhooks of a whole SOS", () => {
     expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
     expect((await asPlatform(platform, sessionPath(session, "/end"), "POST")).status).toBe(200);
 
-    const requests = await receiver.waitFor(6);
+    const requests = await receiver.waitFor(7);
     const events = receiver.events();
     expect(events.map((e) => e.type)).toEqual([
       "session.created",
+      "session.location_checked",
       "session.sos_triggered",
       "session.location_unavailable",
       "session.psaps_delivered",
@@ -90,14 +99,16 @@ describe("webhooks of a whole SOS", () => {
       expect(event?.session_id).toBe(session.session_id);
       expect(event?.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     }
-    expect(new Set(events.map((e) => e.id)).size).toBe(6);
+    expect(new Set(events.map((e) => e.id)).size).toBe(7);
     const times = events.map((e) => Date.parse(e.created_at));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
 
     expect(events[0]?.data).toEqual({ meeting_id: SESSION_BODY.meeting_id, expires_at: session.expires_at });
-    expect(events[1]?.data).toMatchObject({ repeat: false });
-    expect(events[2]?.data).toEqual({ reason: "permission_denied" });
-    const delivered = events[3];
+    // The check: how it ended, the country and the state; nothing nearer.
+    expect(events[1]?.data).toEqual({ outcome: "located", country: "US", state: checked.area.state });
+    expect(events[2]?.data).toMatchObject({ repeat: false });
+    expect(events[3]?.data).toEqual({ reason: "permission_denied" });
+    const delivered = events[4];
     if (delivered?.type !== "session.psaps_delivered") throw new Error("no psaps_delivered");
     expect(delivered.data.result_id).toBe(result.result_id);
     expect(delivered.data.psaps).toEqual(result.psaps.map(({ id, name, phone }) => ({ id, name, phone })));
@@ -111,6 +122,8 @@ describe("webhooks of a whole SOS", () => {
       "87.634",
       "41.88123",
       "-87.63457",
+      "41.793",
+      "87.598",
       "Harrison",
       "60607",
       "latitude",
@@ -121,7 +134,7 @@ describe("webhooks of a whole SOS", () => {
 
     // The consumer recorded each as delivered on its first try.
     const rows = await deliveryRows(platform.platform_id);
-    expect(rows).toHaveLength(6);
+    expect(rows).toHaveLength(7);
     for (const row of rows)
       expect(row).toMatchObject({ status: "delivered", attempts: 1, last_status_code: 200 });
   });
@@ -221,6 +234,7 @@ describe("webhooks of a whole SOS", () => {
       "session.sos_cancelled",
       "session.location_unavailable",
       "session.psaps_delivered",
+      "session.location_checked",
       "session.ended",
       "session.expired",
     ]);

@@ -1,4 +1,5 @@
-// Browser API (session tokens): trigger and cancel an SOS (counselor), submit the location (patient).
+// Browser API (session tokens): trigger and cancel an SOS (counselor), submit the location and the
+// location check (patient).
 // Rate limits, like every rule of the session, are the session object's: routes only read and forward.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -23,14 +24,30 @@ import {
 } from "../schemas.ts";
 import { sessionStub } from "../session-stub.ts";
 
-const SOS = "/v1/platforms/:platformId/sessions/:sessionId/sos";
+const SESSION = "/v1/platforms/:platformId/sessions/:sessionId";
+const SOS = `${SESSION}/sos`;
 
 export function mountBrowserRoutes(app: App): void {
-  // Every answer under the SOS path, the preflight and the 405s included, carries the CORS headers.
+  // Every answer under these paths, the preflight and the 405s included, carries the CORS headers.
   app.use(SOS, browserCors());
   app.use(`${SOS}/*`, browserCors());
-  serve(app, triggerRoute, cancelRoute, locationRoute);
+  app.use(`${SESSION}/location-check`, browserCors());
+  serve(app, triggerRoute, cancelRoute, locationRoute, locationCheckRoute);
 }
+
+/** What a location submission answers, for the SOS and for the check alike. */
+const locationResponses = {
+  200: {
+    description: "The nearest PSAPs (for a fix) or an acknowledgement (for `unavailable`)",
+    content: json(z.union([PsapResultsResponse, LocationReceivedResponse])),
+  },
+  ...errors(400, 401, 403, 409, 410, 413, 415, 429),
+  503: {
+    description:
+      "The PSAP data could not be read (psap_lookup_failed, psap_index_unavailable); with Retry-After",
+    content: problemContent,
+  },
+};
 
 const triggerRoute = route(
   createRoute({
@@ -84,23 +101,35 @@ const locationRoute = route(
     summary: "Submit the patient's location, or why there is none (patient)",
     security: needs("PatientToken"),
     middleware: requireSessionToken("patient"),
+    description: "Only in state `sos` (else 409 not_in_sos).",
     request: { params: sessionParams, body: { content: json(LocationSubmissionRequest), required: true } },
-    responses: {
-      200: {
-        description: "The nearest PSAPs (for a fix) or an acknowledgement (for `unavailable`)",
-        content: json(z.union([PsapResultsResponse, LocationReceivedResponse])),
-      },
-      ...errors(400, 401, 403, 409, 410, 413, 415, 429),
-      503: {
-        description:
-          "The PSAP data could not be read (psap_lookup_failed, psap_index_unavailable); with Retry-After",
-        content: problemContent,
-      },
-    },
+    responses: locationResponses,
   }),
   async (c) => {
     const body = await readLocation(c.req.raw);
     return respond(await stubOf(c).submitLocation(callerOf(c), body));
+  },
+);
+
+const locationCheckRoute = route(
+  createRoute({
+    method: "post",
+    path: "/v1/platforms/{platformId}/sessions/{sessionId}/location-check",
+    tags: ["Browser"],
+    summary: "Submit the location check: where the patient is before anything happens (patient)",
+    description:
+      'Only for a session created with `location_check: "at_start"` (else 409 location_check_off), in ' +
+      "states `active` and `sos`. The patient SDK answers the `location_request` whose `purpose` is " +
+      "`check` here. Counselors receive `location_check`; each check replaces the previous one. If the " +
+      "PSAP data cannot be read, the answer is 503 and nothing is recorded.",
+    security: needs("PatientToken"),
+    middleware: requireSessionToken("patient"),
+    request: { params: sessionParams, body: { content: json(LocationSubmissionRequest), required: true } },
+    responses: locationResponses,
+  }),
+  async (c) => {
+    const body = await readLocation(c.req.raw);
+    return respond(await stubOf(c).checkLocation(callerOf(c), body));
   },
 );
 

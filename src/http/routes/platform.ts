@@ -80,6 +80,7 @@ const createSessionRoute = route(
         counselor_id: input.counselor_id,
         patient_id: input.patient_id,
         patient_address: input.patient_address ?? null,
+        location_check: input.location_check ?? "off",
         created_at: now,
         expires_at: expiresAt,
       });
