@@ -6,6 +6,8 @@ import { decodeClaims } from "./core/jwt.ts";
 import { sessionsPath } from "./core/urls.ts";
 import type {
   CounselorUnavailableReason,
+  LocationCheckMode,
+  LocationUnavailableReason,
   PsapResultsMessage,
   ReportedLocation,
   ServerMessage,
@@ -30,6 +32,15 @@ export type CounselorPsapResults = Pick<
   "psaps" | "area" | "emergency" | "result_id" | "computed_at" | "data_version" | "reason"
 > & { location: ReportedLocation; patient_address: string | null };
 
+/**
+ * What `onLocationCheck` receives: when the check came (`checked_at`) and how it ended (`outcome`). With a
+ * fix (`"located"`), the `onPSAPResults` fields for where the patient was then; without one, the
+ * browser's reason and no PSAPs.
+ */
+export type CounselorLocationCheck =
+  | (CounselorPsapResults & { outcome: "located"; checked_at: string })
+  | { outcome: LocationUnavailableReason; checked_at: string; patient_address: string | null };
+
 export interface CounselorSDKOptions extends ClientOptions {
   /** Platform id, for `startSession` / `endSession` (taken from the token otherwise). */
   platformId?: string;
@@ -40,9 +51,16 @@ export interface CounselorSDKOptions extends ClientOptions {
   onPSAPResults?: (results: CounselorPsapResults) => void;
   /**
    * No result is coming: `permission_denied`, `position_unavailable`, `timeout` (the patient's side) or
-   * `lookup_failed` (ours). With the address on file for the visit, or null.
+   * `lookup_failed` (ours). With the address on file for the visit, or null, and the latest location
+   * check (where the patient was when it came), or null.
    */
-  onLocationUnavailable?: (reason: CounselorUnavailableReason, patientAddress: string | null) => void;
+  onLocationUnavailable?: (
+    reason: CounselorUnavailableReason,
+    patientAddress: string | null,
+    lastCheck: CounselorLocationCheck | null,
+  ) => void;
+  /** Each location check (a session started with `locationCheck: "at_start"`), and the latest on connect. */
+  onLocationCheck?: (check: CounselorLocationCheck) => void;
 }
 
 export interface StartSessionInput {
@@ -50,6 +68,8 @@ export interface StartSessionInput {
   counselorId: string;
   patientId: string;
   expiresInMinutes?: number;
+  /** `"at_start"`: the patient's browser is asked for its location when the patient first connects. */
+  locationCheck?: LocationCheckMode;
   /** Sent as `Idempotency-Key`: a retry with the same key returns the same session. */
   idempotencyKey?: string;
 }
@@ -81,6 +101,7 @@ export class CounselorSDK extends SessionClient {
       counselor_id: input.counselorId,
       patient_id: input.patientId,
       expires_in_minutes: input.expiresInMinutes,
+      location_check: input.locationCheck,
     };
     const headers = this._keyHeaders();
     if (input.idempotencyKey) headers["Idempotency-Key"] = input.idempotencyKey;
@@ -122,13 +143,17 @@ export class CounselorSDK extends SessionClient {
 
   protected _onMessage(msg: ServerMessage): void {
     const o = this._opts;
-    // session_state, psap_results and location_unavailable carry the address on file to counselors.
+    // Every message but the patient's and the end carries the address on file to counselors.
     if ("patient_address" in msg) {
       this.patientAddress = msg.patient_address ?? null;
     }
-    if (msg.type === "location_unavailable")
-      safeCall(o.onLocationUnavailable, msg.reason, this.patientAddress);
-    else if (msg.type === "psap_results") {
+    if (msg.type === "location_unavailable") {
+      const last = (msg.last_check ?? null) as CounselorLocationCheck | null;
+      safeCall(o.onLocationUnavailable, msg.reason, this.patientAddress, last);
+    } else if (msg.type === "location_check") {
+      const { type, session_id, ...check } = msg;
+      safeCall(o.onLocationCheck, check as CounselorLocationCheck);
+    } else if (msg.type === "psap_results") {
       const { psaps, area, emergency, result_id, computed_at, data_version, reason } = msg;
       const results: CounselorPsapResults = {
         psaps,

@@ -1,4 +1,5 @@
-// Patient SDK: keeps a private live fix, answers the service's location requests, delivers PSAPs.
+// Patient SDK: keeps a private live fix, answers the service's location requests (for an SOS, or the
+// session's location check), delivers PSAPs.
 import { safeCall } from "./core/callbacks.ts";
 import { type ClientOptions, SessionClient } from "./core/client.ts";
 import { type ApiError, GeolocationError, SdkError } from "./core/errors.ts";
@@ -7,6 +8,7 @@ import { decodeClaims } from "./core/jwt.ts";
 import { sessionsPath } from "./core/urls.ts";
 import type {
   EmergencyNumbers,
+  LocationAnswer,
   LocationFix,
   LocationSubmission,
   LocationUnavailableReason,
@@ -155,7 +157,8 @@ export class PatientSDK extends SessionClient {
     const fix: Fix = { latitude: c.latitude, longitude: c.longitude, accuracy: c.accuracy, timestamp };
     store.fix = fix;
     this._geoError = null;
-    if (!this._inSos) return;
+    // Outside an SOS only a request waiting for its first fix (the location check) is answered.
+    if (!this._inSos && !this._pending) return;
     const sent = store.sent;
     if (this._pending || !sent) this._submit();
     else if (metres(sent, fix) >= RESUBMIT_METRES || fix.accuracy <= sent.accuracy / 2) {
@@ -182,7 +185,8 @@ export class PatientSDK extends SessionClient {
       this._inSos = msg.state === "sos";
       if (!this._inSos) this._reset();
     } else if (msg.type === "location_request") {
-      this._inSos = true;
+      // The check is answered once, at `.../location-check`; an SOS request (or one without a purpose) starts the SOS's.
+      if (msg.purpose !== "check") this._inSos = true;
       if (fixes.get(this)?.fix) this._submit();
       else if (this._geoError) {
         // Tell the counselor now; a fix that comes later is still sent at once.
@@ -226,9 +230,15 @@ export class PatientSDK extends SessionClient {
     if (this._pending) clearTimeout(this._pending);
     this._pending = null;
     this._sentAt = Date.now();
-    const url = sessionsPath(this._api, this._pid, this._sid, "/sos/location");
+    // Outside an SOS, the only request is the location check's.
+    const url = sessionsPath(
+      this._api,
+      this._pid,
+      this._sid,
+      this._inSos ? "/sos/location" : "/location-check",
+    );
     try {
-      const res = await requestJson<PsapResultsBody | { received: true }>(
+      const res = await requestJson<LocationAnswer>(
         this._http,
         "POST",
         url,
@@ -242,9 +252,18 @@ export class PatientSDK extends SessionClient {
       const store = fixes.get(this);
       if (store && "latitude" in body) store.sent = undefined;
       const e = err as ApiError;
-      // 409: the SOS was cancelled meanwhile, nothing to tell. 410: the session is over.
+      // 409: the SOS was cancelled meanwhile (or the session checks no location), nothing to tell. 410: over.
       if (e.status === 410) this._end(e.code === "session_expired" ? "expired" : "ended");
-      else if (e.status !== 409) this._fail(err);
+      else if (e.status !== 409) {
+        this._fail(err);
+        // A check our side could not take (503, no answer) records nothing: it is sent again, at most every 10 s.
+        if (!this._inSos && (e.status === 503 || e.status === 0)) {
+          this._throttle ??= setTimeout(() => {
+            this._throttle = null;
+            if (!this._inSos) this._submit();
+          }, RESUBMIT_INTERVAL_MS);
+        }
+      }
     }
   }
 
