@@ -2,8 +2,12 @@
 // latest result. Everything comes from the URL fragment (#token=...&api=...&ws=...), never sent to a server.
 import { CounselorSDK } from "/sdk/counselor.js";
 import {
+  ageText,
   CONNECTION_BADGES,
   callScript,
+  checkLine,
+  checkNote,
+  clockTime,
   coordinatesLine,
   dispatcherText,
   distanceText,
@@ -43,11 +47,24 @@ let view = { kind: token ? "connecting" : "setup" };
 let session = null;
 /** The latest result (onPSAPResults), or null: none yet, or erased by a cancel or the end. */
 let result = null;
+/** The latest location check (onLocationCheck), or null: none, or erased by the end. */
+let check = null;
 /** The address on file for the visit, as the service last said. */
 let address = null;
 
+/**
+ * What the cards show: the SOS's result; during an SOS without one, the location check's (marked with
+ * its age wherever it is shown); else nothing.
+ */
+function shown() {
+  if (result) return result;
+  return session === "sos" && check?.outcome === "located" ? check : null;
+}
+
 function statusText() {
   const hasFix = Boolean(result);
+  const fromCheck =
+    !hasFix && shown() ? ` The location check of ${clockTime(check.checked_at)} is below.` : "";
   const ask = `Ask the patient where they are${address ? ` (address on file: ${address})` : ""}.`;
   switch (view.kind) {
     case "setup":
@@ -63,7 +80,7 @@ function statusText() {
     case "waiting":
       return hasFix
         ? "Asked for the location again: waiting. The last location received is below."
-        : `SOS sent: waiting for the patient's location…${view.away ? " The patient's page is not connected right now: the request reaches it when it reconnects." : ""}`;
+        : `SOS sent: waiting for the patient's location…${view.away ? " The patient's page is not connected right now: the request reaches it when it reconnects." : ""}${fromCheck && `${fromCheck} Until a fresh one comes, call its centre.`}`;
     case "results":
       return result?.psaps[0]?.phone
         ? "Location received. Call the centre below."
@@ -71,11 +88,11 @@ function statusText() {
     case "outside":
       return `The patient is outside the United States${result?.area?.country ? ` (${result.area.country})` : ""}: no US 911 centre can help there. They should dial ${firstNumber(result?.emergency)}.`;
     case "unavailable":
-      return `${NO_FIX[view.reason] || view.reason} ${hasFix ? "The last location received is below. " : ""}${ask}`;
+      return `${NO_FIX[view.reason] || view.reason} ${hasFix ? "The last location received is below. " : fromCheck ? `${fromCheck.trim()} ` : ""}${ask}`;
     case "failed":
       return `The ${view.what} did not go through (${view.code}). Try again.`;
     case "cancelled":
-      return "SOS cancelled (false alarm): the patient's location was erased.";
+      return "SOS cancelled (false alarm): the location sent for the SOS was erased.";
     case "ended":
     case "expired":
       return `The session has ${view.kind}. The patient's location was erased.`;
@@ -116,12 +133,34 @@ function render() {
   $("cancel").disabled = session !== "sos";
   // Once an SOS is on, every line counts on a phone's first screen: the instructions make way.
   $("intro").hidden = session === "sos" || Boolean(result);
+  renderCheck();
   renderFirst();
   renderLocation();
   renderOthers();
   // For the operator: the centres shown have no number (the FCC registry has none).
-  $("ops-note").hidden = !result?.psaps.length || result.psaps.some((p) => p.phone);
+  const cards = shown();
+  $("ops-note").hidden = !cards?.psaps.length || cards.psaps.some((p) => p.phone);
 }
+
+/** The check in one line, before an SOS (during one, the cards show it until the SOS's own fix comes). */
+function renderCheck() {
+  $("check").hidden = !check || session === "sos" || session === "ended" || session === "expired";
+  $("check-line").textContent = check ? checkLine(check) : "";
+}
+
+/** Every age on the page, kept current (the status line is left alone: screen readers announce it). */
+function refreshAges() {
+  if (!check) return;
+  $("check-line").textContent = checkLine(check);
+  for (const note of document.querySelectorAll('[data-testid="check-note"]'))
+    note.textContent = checkNote(check);
+  const age = document.querySelector('[data-testid="location-checked"]');
+  if (age) age.textContent = checkedAt(check);
+  if ($("call-first-from").textContent)
+    $("call-first-from").textContent = ` · location check, ${checkedAt(check)}`;
+}
+
+const checkedAt = (c) => `${clockTime(c.checked_at)} (${ageText(c.checked_at)})`;
 
 /** The emergency numbers where the patient is, for the patient (or someone with them) to dial. */
 function numbersLine(emergency) {
@@ -164,7 +203,7 @@ function callButton(first) {
 
 /** The call action without a number (none on file, or the patient abroad): a script to follow, and its copy. */
 function scriptBox() {
-  const script = callScript(result, address);
+  const script = callScript(shown(), address);
   const box = el("div", null, { class: "call-action script", "data-testid": "call-action" });
   const steps = el("ol", null, { "data-testid": "call-first-no-number" });
   steps.append(...script.steps.map((step) => el("li", step)));
@@ -181,7 +220,7 @@ function scriptBox() {
     readonly: "",
     hidden: "",
   });
-  copy.addEventListener("click", () => void copyText(callScript(result, address).copyText, said, fallback));
+  copy.addEventListener("click", () => void copyText(callScript(shown(), address).copyText, said, fallback));
   row.append(copy, said);
   box.append(el("p", script.heading, { class: "strong" }), steps, row, fallback);
   return box;
@@ -190,10 +229,17 @@ function scriptBox() {
 function renderFirst() {
   const card = $("call-first");
   const body = $("call-first-body");
-  card.hidden = !result;
-  if (!result) return body.replaceChildren();
-  const first = result.psaps[0];
-  const dial = firstNumber(result.emergency);
+  const cards = shown();
+  card.hidden = !cards;
+  // A result from the check is marked as such right in the heading, on the first screen with its age.
+  $("call-first-from").textContent =
+    cards && cards !== result ? ` · location check, ${checkedAt(cards)}` : "";
+  if (!cards) return body.replaceChildren();
+  const first = cards.psaps[0];
+  const dial = firstNumber(cards.emergency);
+  // A result from the check says so, under the call action (which stays on the first screen).
+  const note =
+    cards === result ? [] : [el("p", checkNote(check), { class: "check-note", "data-testid": "check-note" })];
   if (!first) {
     body.replaceChildren(
       el("p", "No US 911 centre serves there", {
@@ -201,6 +247,7 @@ function renderFirst() {
         "data-testid": "call-first-name",
       }),
       scriptBox(),
+      ...note,
       el(
         "p",
         `Only the patient's own call reaches help there: they should dial ${dial} now (their page shows it as a button).`,
@@ -209,26 +256,27 @@ function renderFirst() {
           "data-testid": "call-first-why",
         },
       ),
-      numbersLine(result.emergency),
+      numbersLine(cards.emergency),
     );
     return;
   }
   body.replaceChildren(
     el("p", first.name, { class: "first-name", "data-testid": "call-first-name" }),
     first.phone ? callButton(first) : scriptBox(),
+    ...note,
     el(
       "p",
       [
         [first.city, first.state].filter(Boolean).join(", "),
         jurisdictionLabel(first.jurisdiction, first.state),
-        distanceText(first, result.area),
+        distanceText(first, cards.area),
       ]
         .filter(Boolean)
         .join(" · "),
       { class: "muted small" },
     ),
-    el("p", whyChosen(first, result.area), { class: "first-why", "data-testid": "call-first-why" }),
-    numbersLine(result.emergency),
+    el("p", whyChosen(first, cards.area), { class: "first-why", "data-testid": "call-first-why" }),
+    numbersLine(cards.emergency),
   );
 }
 
@@ -240,21 +288,25 @@ function fact(term, value, testid) {
 
 function renderLocation() {
   const card = $("patient-location");
-  // Shown with a fix, or when none is coming and there is an address to give instead.
-  card.hidden = !result && !(view.kind === "unavailable" && address);
+  const cards = shown();
+  // Shown with a fix (or the check's), or when none is coming and there is an address to give instead.
+  card.hidden = !cards && !(view.kind === "unavailable" && address);
   if (card.hidden) return;
   const facts = [];
-  if (result) {
-    facts.push(fact("Where", placeLine(result.area) || "not known", "location-place"));
-    if (result.location) facts.push(fact("GPS", coordinatesLine(result.location), "location-coordinates"));
+  if (cards) {
+    facts.push(fact("Where", placeLine(cards.area) || "not known", "location-place"));
+    if (cards.location) facts.push(fact("GPS", coordinatesLine(cards.location), "location-coordinates"));
   } else facts.push(fact("Where", "not shared: ask the patient"));
   facts.push(fact("Address on file", address || "none", "location-address"));
-  if (result) facts.push(fact("Received", new Date(result.computed_at).toLocaleTimeString()));
+  if (cards === result && result)
+    facts.push(fact("Received", new Date(result.computed_at).toLocaleTimeString()));
+  else if (cards) facts.push(fact("Location check", checkedAt(cards), "location-checked"));
   $("where").replaceChildren(...facts);
 }
 
 function renderOthers() {
-  const others = result ? result.psaps.slice(1) : [];
+  const cards = shown();
+  const others = cards ? cards.psaps.slice(1) : [];
   $("others").hidden = others.length === 0;
   $("psaps").replaceChildren(
     ...others.map((p) => {
@@ -266,7 +318,7 @@ function renderOthers() {
           [
             jurisdictionLabel(p.jurisdiction, p.state),
             [p.city, p.state].filter(Boolean).join(", "),
-            distanceText(p, result.area),
+            distanceText(p, cards.area),
           ]
             .filter(Boolean)
             .join(" · "),
@@ -278,22 +330,22 @@ function renderOthers() {
           ? el("a", nationalPhone(p.phone), { href: telHref(p.phone), class: "tel" })
           : el("span", "no number on file", { class: "muted" }),
       );
-      li.append(el("span", whyChosen(p, result.area)));
+      li.append(el("span", whyChosen(p, cards.area)));
       return li;
     }),
   );
-  $("meta").textContent = result ? `Data: ${result.data_version}` : "";
+  $("meta").textContent = cards ? `Data: ${cards.data_version}` : "";
 }
 
 async function renderMap() {
   const card = $("map-card");
+  const drawn = shown();
   // The outlines are US counties: abroad the map would be a lone dot.
-  card.hidden = !result?.location || result.area?.country !== "US";
+  card.hidden = !drawn?.location || drawn.area?.country !== "US";
   if (card.hidden) return $("plot").replaceChildren();
-  const shown = result;
-  const label = await drawMap($("plot"), shown);
+  const label = await drawMap($("plot"), drawn);
   // A newer result (or a cancel) while the shapes loaded: the newer call draws.
-  if (shown !== result) return;
+  if (drawn !== shown()) return;
   $("plot").setAttribute("aria-label", `Map. ${label}`);
   $("map-caption").textContent = label;
 }
@@ -330,7 +382,7 @@ async function copyText(text, said, fallback) {
 }
 
 function copyLocation() {
-  return copyText(dispatcherText(result, address), $("copied"), $("copy-text"));
+  return copyText(dispatcherText(shown(), address), $("copied"), $("copy-text"));
 }
 
 if (!token) {
@@ -348,6 +400,8 @@ if (!token) {
       badge("session", SESSION[s] || [s, ""]);
       if (s === "ended" || s === "expired") {
         clearResult();
+        // The service erased the check with the location.
+        check = null;
         address = null;
         return setView({ kind: s });
       }
@@ -360,7 +414,11 @@ if (!token) {
         if (view.kind !== "cancelled") return setView({ kind: "ready" });
         return render();
       }
-      if (s === "sos" && !result && view.kind !== "unavailable") return setView({ kind: "waiting" });
+      if (s === "sos" && !result && view.kind !== "unavailable") {
+        setView({ kind: "waiting" });
+        // The check's result, shown until the SOS's own fix comes.
+        return void renderMap();
+      }
       render();
     },
     onPSAPResults: (r) => {
@@ -369,9 +427,17 @@ if (!token) {
       setView({ kind: r.psaps.length ? "results" : "outside" });
       void renderMap();
     },
-    onLocationUnavailable: (reason, patientAddress) => {
+    onLocationUnavailable: (reason, patientAddress, lastCheck) => {
       address = patientAddress;
+      if (lastCheck) check = lastCheck;
       setView({ kind: "unavailable", reason });
+      void renderMap();
+    },
+    onLocationCheck: (latest) => {
+      check = latest;
+      address = latest.patient_address;
+      render();
+      void renderMap();
     },
     onError: (err) => console.warn("counselor SDK:", err.name, err.code),
   });
@@ -399,6 +465,7 @@ if (!token) {
   $("copy").addEventListener("click", () => void copyLocation());
 
   render();
+  setInterval(refreshAges, 15_000);
   sdk.connect().catch((err) => {
     if (view.kind === "connecting") setView({ kind: "error", code: err.code || "error" });
   });

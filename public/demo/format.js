@@ -188,7 +188,7 @@ function gpsLine(location) {
 export function dispatcherText(result, address, now = new Date()) {
   const lines = [`Patient location (telehealth SOS, ${utcMinute(now)})`];
   const place = placeLine(result?.area);
-  if (place) lines.push(`Where: ${place}`);
+  if (place) lines.push(`Where: ${place}${checkedSuffix(result)}`);
   const gps = gpsLine(result?.location);
   if (gps) lines.push(gps);
   lines.push(`Address on file: ${address || "none"}`);
@@ -225,7 +225,7 @@ export function callScript(result, address, now = new Date()) {
         `If they cannot: call your own emergency number, give the patient's country (${where}) and location, and ask for help to reach the emergency services there.`,
       ];
   const details = [
-    `Where: ${place || "not known"}`,
+    `Where: ${place || "not known"}${checkedSuffix(result)}`,
     gpsLine(result?.location),
     `Address on file: ${address || "none"}`,
   ].filter(Boolean);
@@ -244,4 +244,64 @@ export function callScript(result, address, now = new Date()) {
     steps,
     copyText,
   };
+}
+
+// ---------------------------------------------------------------------------
+// The location check: where the patient was when the session started, dated and aged.
+
+/** `10:02`: the local time of day, 24-hour, as a counselor says it. */
+export function clockTime(iso) {
+  const d = new Date(iso);
+  return `${String(d.getHours()).padStart(2, "0")}:${String(d.getMinutes()).padStart(2, "0")}`;
+}
+
+/** How long ago: `just now`, `4 min ago`, `1 h 5 min ago`, `3 h ago`. */
+export function ageText(iso, now = new Date()) {
+  const minutes = Math.floor((now.getTime() - new Date(iso).getTime()) / 60_000);
+  if (minutes < 1) return "just now";
+  if (minutes < 60) return `${minutes} min ago`;
+  const rest = minutes % 60;
+  return `${Math.floor(minutes / 60)} h${rest ? ` ${rest} min` : ""} ago`;
+}
+
+/** Why a check has no location, in the counselor's words. */
+const CHECK_WITHOUT_FIX = {
+  permission_denied: "the patient's browser refused to share the location",
+  position_unavailable: "the patient's device could not determine its location",
+  timeout: "no location came in time",
+};
+
+/** The place as the check found it: `Cherry Hill (township), Camden County, NJ` (abroad, the country). */
+function checkedPlace(area) {
+  const line = placeLine(area);
+  return area?.country === "US" ? line.replace(/, US$/, "") : line;
+}
+
+/** Whom to call first for a check, in a few words: the centre and its number, or the number abroad. */
+function callFirst(check) {
+  const first = check.psaps?.[0];
+  if (!first) return `no US 911 centre; the patient dials ${firstNumber(check.emergency)}`;
+  return `${first.name}, ${first.phone ? nationalPhone(first.phone) : "no number on file"}`;
+}
+
+/**
+ * The location check in one line, with its age: `Checked at 10:02 (4 min ago): Cherry Hill (township),
+ * Camden County, NJ; call first: Camden County Communications, (856) 555-0100`; without a fix, why.
+ */
+export function checkLine(check, now = new Date()) {
+  const when = `Checked at ${clockTime(check.checked_at)} (${ageText(check.checked_at, now)})`;
+  if (check.outcome !== "located") return `${when}: ${CHECK_WITHOUT_FIX[check.outcome] || check.outcome}.`;
+  return `${when}: ${checkedPlace(check.area) || "place not known"}; call first: ${callFirst(check)}`;
+}
+
+/** The mark on a result shown from the check during an SOS: it is not a fresh fix. */
+export function checkNote(check, now = new Date()) {
+  return `From the location check at ${clockTime(check.checked_at)} (${ageText(check.checked_at, now)}), not a fresh fix: the patient may have moved since.`;
+}
+
+/** In the copied texts, a location from the check says so, with its time in UTC. */
+function checkedSuffix(result) {
+  return result?.checked_at
+    ? ` (location check at ${utcMinute(new Date(result.checked_at))}, not a fresh fix)`
+    : "";
 }

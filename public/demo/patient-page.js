@@ -24,13 +24,14 @@ const GEO = {
 
 /**
  * Where the location stands: `waiting` (not shared), `shared` (a submission succeeded: a result came
- * back), `unavailable` (the browser cannot give one) or `stopped` (the session is over).
+ * back; `sos`: for an emergency request, not the check at the start), `unavailable` (the browser
+ * cannot give one) or `stopped` (the session is over).
  */
-let loc = { state: "waiting", text: "" };
+let loc = { state: "waiting", text: "", sos: false };
 let session = null;
 
-function showLocation(state, text) {
-  loc = { state, text };
+function showLocation(state, text, sos = false) {
+  loc = { state, text, sos };
   const el = $("location-status");
   el.dataset.state = loc.state;
   el.dataset.tone = { shared: "ok", unavailable: "sos" }[loc.state] || "";
@@ -42,7 +43,7 @@ function waiting() {
     "waiting",
     session === "sos"
       ? "Your counselor asked for your location: sharing it…"
-      : "Your location is not shared. It is shared only if your counselor asks for emergency help.",
+      : "Your location has not been shared.",
   );
 }
 
@@ -75,13 +76,14 @@ const sdk = new PatientSDK({
     $("help").hidden = s !== "sos";
     if (s === "ended" || s === "expired")
       return showLocation("stopped", "This session is over. Location sharing has stopped.");
-    if (s === "sos" && loc.state !== "unavailable" && loc.state !== "shared") return waiting();
+    // An emergency request shares the location anew, also after the check at the start.
+    if (s === "sos" && loc.state !== "unavailable" && !(loc.state === "shared" && loc.sos)) return waiting();
     if (s === "active" && was === "sos") {
-      // A cancel: the service erased the location; a new request would share it again.
+      // A cancel: the service erased the location sent for the SOS; a new request would share it again.
       $("centres").hidden = true;
       return showLocation(
         "waiting",
-        "Your counselor cancelled the request. Your location is not shared now.",
+        "Your counselor cancelled the emergency request. The location sent for it was erased.",
       );
     }
     if (s === "active" && loc.state === "waiting") waiting();
@@ -102,10 +104,16 @@ const sdk = new PatientSDK({
     );
   },
   onPSAPResults: (psaps) => {
-    // Results come back only for a location that reached the service: now it is shared.
+    // Results come back only for a location that reached the service: now it is shared. Outside an
+    // emergency request, it was the check at the start of the session.
+    const sos = session === "sos";
+    const at = new Date().toLocaleTimeString();
     showLocation(
       "shared",
-      `Your location was shared with your counselor at ${new Date().toLocaleTimeString()}.`,
+      sos
+        ? `Your location was shared with your counselor at ${at}.`
+        : `Your location was shared with your counselor at ${at}, for this session, so help can reach you faster.`,
+      sos,
     );
     $("centres").hidden = psaps.length === 0;
     $("psaps").replaceChildren(

@@ -17,10 +17,14 @@ interface Format {
   placeLine(area: PsapArea): string;
   coordinatesLine(location: ReportedLocation): string;
   dispatcherText(
-    result: { area: PsapArea; location: ReportedLocation; psaps: PsapRecord[] } | null,
+    result: { area: PsapArea; location: ReportedLocation; psaps: PsapRecord[]; checked_at?: string } | null,
     address: string | null,
     now?: Date,
   ): string;
+  clockTime(iso: string): string;
+  ageText(iso: string, now?: Date): string;
+  checkLine(check: Record<string, unknown>, now?: Date): string;
+  checkNote(check: { checked_at: string }, now?: Date): string;
 }
 
 interface CountyNames {
@@ -252,5 +256,76 @@ describe("demo page formatting", () => {
       "Answering 911 centre: Southland Dispatch Center (Hazel Crest, IL, (708) 555-1234)",
     ]);
     expect(f.dispatcherText(null, null)).toMatch(/Address on file: none$/);
+  });
+});
+
+describe("the location check in words", () => {
+  /** 10:02 local time on the day of the check, whatever the machine's time zone. */
+  const CHECKED = new Date(2026, 10, 22, 10, 2, 30).toISOString();
+  const later = (minutes: number) => new Date(Date.parse(CHECKED) + minutes * 60_000);
+  const CAMDEN: PsapRecord = {
+    ...PSAP,
+    id: "1234",
+    name: "Camden County Communications",
+    state: "NJ",
+    county: "Camden",
+    city: "Lindenwold",
+    phone: "+18565550100",
+    match: "county",
+  };
+  const CHECK = {
+    checked_at: CHECKED,
+    outcome: "located",
+    psaps: [CAMDEN],
+    area: { country: "US", state: "NJ", county: "Camden", place: "Cherry Hill", place_kind: "town" },
+    emergency: { country: "US", numbers: [{ number: "911", service: "all" }] },
+    location: { latitude: 39.93, longitude: -75.03, accuracy: 20 },
+  };
+
+  it("tells the time of day and the age of a check", () => {
+    expect(f.clockTime(CHECKED)).toBe("10:02");
+    expect(f.ageText(CHECKED, later(0.5))).toBe("just now");
+    expect(f.ageText(CHECKED, later(1))).toBe("1 min ago");
+    expect(f.ageText(CHECKED, later(59))).toBe("59 min ago");
+    expect(f.ageText(CHECKED, later(65))).toBe("1 h 5 min ago");
+    expect(f.ageText(CHECKED, later(180))).toBe("3 h ago");
+  });
+
+  it("says where the check found the patient and whom to call first, in one line with its age", () => {
+    expect(f.checkLine(CHECK, later(4))).toBe(
+      "Checked at 10:02 (4 min ago): Cherry Hill (township), Camden County, NJ; call first: Camden County Communications, (856) 555-0100",
+    );
+    const noNumber = { ...CHECK, psaps: [{ ...CAMDEN, phone: null }] };
+    expect(f.checkLine(noNumber, later(4))).toMatch(
+      /call first: Camden County Communications, no number on file$/,
+    );
+    const abroad = {
+      ...CHECK,
+      psaps: [],
+      area: { country: "GB", state: null, county: null, place: null, place_kind: null },
+      emergency: { country: "GB", numbers: [{ number: "999", service: "all" }] },
+    };
+    expect(f.checkLine(abroad, later(4))).toBe(
+      "Checked at 10:02 (4 min ago): United Kingdom (GB); call first: no US 911 centre; the patient dials 999",
+    );
+    expect(f.checkLine({ checked_at: CHECKED, outcome: "permission_denied" }, later(4))).toBe(
+      "Checked at 10:02 (4 min ago): the patient's browser refused to share the location.",
+    );
+  });
+
+  it("marks a result shown from the check, on screen and in the copied texts", () => {
+    expect(f.checkNote(CHECK, later(12))).toBe(
+      "From the location check at 10:02 (12 min ago), not a fresh fix: the patient may have moved since.",
+    );
+    const minute = `${CHECKED.slice(0, 16).replace("T", " ")} UTC`;
+    const copied = f.dispatcherText(CHECK as never, null, later(12));
+    expect(copied).toContain(
+      `Where: Cherry Hill (township), Camden County, NJ, US (location check at ${minute}, not a fresh fix)`,
+    );
+    const script = f.callScript(CHECK as never, null, later(12)).copyText;
+    expect(script).toContain(`(location check at ${minute}, not a fresh fix)`);
+    expect(f.dispatcherText({ ...CHECK, checked_at: undefined } as never, null)).not.toContain(
+      "location check",
+    );
   });
 });

@@ -2,7 +2,7 @@
 // patient socket, shown to counselors (patients get no location and no address), replaced by each new
 // check, carried through an SOS until its own fix arrives, kept by a cancel, erased by the end and expiry,
 // and told to the audit trail with its outcome, country and state only.
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
 import type { LocationCheckMessage, SessionCreateResponse, SessionView } from "../../sdk/src/protocol.ts";
 import type { SessionRecord } from "../../src/session/record.ts";
@@ -225,6 +225,21 @@ describe("a session created with location_check: at_start", () => {
     expect(record).toMatchObject({ state: "sos", location: null, latest_result: null });
     expect(record?.location_deadline_at).not.toBeNull();
     expect(counselor.all("psap_results")).toHaveLength(0);
+  });
+
+  it("keeps the setting and the check through an eviction of the session object", async () => {
+    const { session } = await checkedSession();
+    const stub = sessionStubOf(session.session_id);
+    await evictDurableObject(stub);
+    const patient = await openSocket(session.patient_token);
+    expect((await patient.waitFor("location_request")).purpose).toBe("check");
+    expect((await asPatient(session, "/location-check", CHECK_FIX)).status).toBe(200);
+    await evictDurableObject(stub);
+    const counselor = await openSocket(session.counselor_token);
+    expect(located(await counselor.waitFor("location_check")).location).toEqual(CHECK_FIX);
+    const again = await openSocket(session.patient_token);
+    await again.waitFor("session_state");
+    expect(again.all("location_request")).toHaveLength(0);
   });
 
   it("asks a patient who first connects during an SOS for the SOS's fix only", async () => {
