@@ -1,6 +1,7 @@
 // A LoST findService request (RFC 5222 section 8), read: the location to use, the service asked for, and
 // whether to validate. Anything else is one of LoST's own errors, with a message saying what.
 import type { Element } from "@xmldom/xmldom";
+import { LOST_LIMITS } from "../config.ts";
 import { BadShapeError, readShape, type ShapeFix } from "./shapes.ts";
 import { childElements, LOST_NS, parseXml, UnreadableXmlError } from "./xml.ts";
 
@@ -37,8 +38,6 @@ export interface FindServiceRequest {
   validateLocation: boolean;
 }
 
-/** Deepest element nesting taken (SPEC section 9). */
-export const MAX_XML_DEPTH = 32;
 const PROFILE = "geodetic-2d";
 
 /** Which of the answered services a service URN is: itself or one of its sub-services (RFC 5031). */
@@ -75,7 +74,7 @@ function chooseLocation(root: Element): Element {
 export function readFindService(text: string): FindServiceRequest {
   let root: Element;
   try {
-    root = parseXml(text, MAX_XML_DEPTH);
+    root = parseXml(text, LOST_LIMITS.maxXmlDepth);
   } catch (err) {
     if (err instanceof UnreadableXmlError) throw new LostError("badRequest", err.message);
     throw err;
