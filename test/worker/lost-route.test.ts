@@ -8,6 +8,7 @@ import { DOMParser, type Element } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
 import { HTTP_LIMITS, PSAP_LIMITS } from "../../src/config.ts";
 import type { Env } from "../../src/env.ts";
+import { lostSource } from "../../src/http/routes/lost.ts";
 import worker from "../../src/index.ts";
 import { lostUsage } from "../../src/lost/usage-object.ts";
 import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
@@ -366,5 +367,17 @@ describe("usage", () => {
     expect((await call(`/v1/admin/platforms/${platform.platform_id}/lost-usage`)).status).toBe(401);
     const unknown = await call("/v1/admin/platforms/plt_nobody/lost-usage", { headers: ADMIN_HEADERS });
     expect(unknown.status).toBe(404);
+  });
+});
+
+describe("the answers' source", () => {
+  it("is the host the request reached, LOST_SOURCE where set, and JWT_ISSUER's host where the reached one is no LoST name", () => {
+    const env = { LOST_SOURCE: "", JWT_ISSUER: "https://sos.example.com" };
+    expect(lostSource(env, "https://ecrf.example.org/lost")).toBe("ecrf.example.org");
+    expect(lostSource(env, "http://127.0.0.1:8787/lost")).toBe("127.0.0.1");
+    expect(lostSource(env, "http://localhost:8787/lost")).toBe("sos.example.com");
+    expect(lostSource({ ...env, LOST_SOURCE: "named.example.net" }, "https://ecrf.example.org/lost")).toBe(
+      "named.example.net",
+    );
   });
 });

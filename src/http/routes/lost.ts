@@ -52,7 +52,7 @@ const findServiceRoute = route(
     // Too large is refused before anything is read (problem+json, SPEC section 9); the rest is LoST's.
     if (!body.ok && body.problem.code === "payload_too_large") throw new ProblemError(body.problem);
     countQuery(c);
-    const source = lostSource(c.env);
+    const source = lostSource(c.env, c.req.url);
     try {
       const text = body.ok ? body.value : null;
       const request = readFindService(acceptedText(c.req.header("Content-Type"), text, body.ok));
@@ -147,10 +147,17 @@ function countQuery(c: Context<AppEnv>): void {
   c.executionCtx.waitUntil(counting);
 }
 
-/** The answers' `source`: LOST_SOURCE, else the host of JWT_ISSUER (a dotted host name either way). */
-export function lostSource(env: Pick<Env, "LOST_SOURCE" | "JWT_ISSUER">): string {
+/** RFC 5222's appUniqueString: a dotted name, no port (`localhost` and `host:8787` are not one). */
+const APP_UNIQUE_STRING = /^([a-zA-Z0-9-]+\.)+[a-zA-Z0-9]+$/;
+
+/**
+ * The answers' `source`, the deployment's host: LOST_SOURCE where the operator names it, else the host
+ * the request reached, else (a name LoST's schema does not take, such as `localhost`) JWT_ISSUER's.
+ */
+export function lostSource(env: Pick<Env, "LOST_SOURCE" | "JWT_ISSUER">, requestUrl: string): string {
   if (env.LOST_SOURCE) return env.LOST_SOURCE;
-  return new URL(env.JWT_ISSUER).hostname;
+  const reached = new URL(requestUrl).hostname;
+  return APP_UNIQUE_STRING.test(reached) ? reached : new URL(env.JWT_ISSUER).hostname;
 }
 
 function lostResponse(xml: string): Response {
