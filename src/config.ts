@@ -176,4 +176,3 @@ export const LOST_LIMITS = {
   /** Days of query counts kept per platform (the usage route lists them). */
   usageDays: 90,
 } as const;
-

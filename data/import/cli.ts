@@ -112,7 +112,7 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
   const args = readArguments(argv);
   if (!args.ok) return args.result;
   const o = args.options;
-  const target =
+  const target: KvTarget =
     makeTarget?.(o.remote === true) ??
     (o.remote
       ? new RemoteKvTarget({ cwd: ROOT, env: o.env })

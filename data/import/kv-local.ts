@@ -50,7 +50,9 @@ export class LocalKvTarget implements KvTarget {
   async #open(): Promise<{ namespace: KvNamespace; dispose: () => Promise<void> }> {
     const { cwd, binding, env, persistTo } = this.#options;
     const config = unstable_readConfig({ config: join(cwd, "wrangler.toml"), env }, { hideWarnings: true });
-    const id = config.kv_namespaces.find((kv) => kv.binding === binding)?.id;
+    const id = config.kv_namespaces.find(
+      (kv: { binding: string; id?: string }) => kv.binding === binding,
+    )?.id;
     if (!id)
       throw new ImportError(
         `wrangler.toml has no KV namespace bound as ${binding}${env ? ` in env ${env}` : ""}`,

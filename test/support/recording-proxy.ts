@@ -43,7 +43,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
       const answer = await fetch(`${target}${req.url ?? "/"}`, {
         method: req.method,
         headers,
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : body,
+        body: req.method === "GET" || req.method === "HEAD" || !body ? undefined : new Uint8Array(body),
       });
       const text = await answer.text();
       answers.push({
