@@ -17,6 +17,8 @@ export default defineConfig(async () => {
             ADMIN_TOKEN: "test-admin-token",
             JWT_SIGNING_KEY: TEST_SIGNING_KEY,
             JWT_ISSUER: "https://sos.test",
+            // On in tests, so every route is served; lost-route.test.ts turns it off to see it gone.
+            LOST_ENABLED: "true",
             TEST_MIGRATIONS: migrations,
           },
         },

@@ -9,7 +9,7 @@ import type { PsapDataset } from "../data/index/dataset.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
 import type { PsapRecord } from "../sdk/src/protocol.ts";
 import { lookupPsaps, resetPsapLookupCache } from "../src/psap/lookup.ts";
-import { table } from "./readme.ts";
+import { table } from "./markdown.ts";
 
 export interface TruthPlace {
   id: string;

@@ -1,4 +1,4 @@
-// The goals of issue 11, checked against a run's figures (latest.json): met, not met, or not
+// The goals of issue 11 (and issue 31's LoST latency), checked against a run's figures (latest.json): met, not met, or not
 // measured, each with the figure it was decided on. The README's goals table is this, never typed.
 import { type BenchResults, type DatasetName, type LookupRow, postgisRows } from "./results.ts";
 
@@ -14,6 +14,8 @@ export interface GoalCheck {
 export const SDK_BUDGET_BYTES = 4096;
 export const INDEX_BUDGET_BYTES = 600e6;
 export const ENTRY_BUDGET_BYTES = 2e6;
+/** Issue 31: LoST's p50 at most this many times the session location POST's, same fixes, same run. */
+export const LOST_P50_BOUND = 1.5;
 
 const fmt = (v: number, digits = 1): string =>
   Number.isFinite(v) ? v.toLocaleString("en-US", { maximumFractionDigits: digits }) : "n/a";
@@ -37,9 +39,9 @@ const unmeasured = (id: string, goal: string, why: string): GoalCheck => ({
   figure: `not measured: ${why}`,
 });
 
-/** Every goal, in the README's order: the lookup's speed, the SOS loop, the load and sizes, the reads and the index. */
+/** Every goal, in the README's order: the lookup's speed, the SOS loop, LoST, the load and sizes, the reads and the index. */
 export function checkGoals(r: BenchResults): GoalCheck[] {
-  return [...speedGoals(r), ...loopGoals(r), ...loadAndSdkGoals(r), ...coldAndIndexGoals(r)];
+  return [...speedGoals(r), ...loopGoals(r), lostGoal(r), ...loadAndSdkGoals(r), ...coldAndIndexGoals(r)];
 }
 
 /** Hot lookups against each contender: brute force, geokdbush, PostGIS. */
@@ -118,6 +120,28 @@ function loopGoals(r: BenchResults): GoalCheck[] {
       `${fmt(e.sos_loop_ms_p50, 2)} ms vs ${fmt(e.trivial_rtt_ms_p50, 2)} ms (${times(e.sos_loop_ms_p50 / e.trivial_rtt_ms_p50)})`,
     ),
   ];
+}
+
+/**
+ * LoST against the session API's lookup for the same fixes. Its answers must be the session's first PSAP
+ * at every point: a faster answer that differs, or a point left unanswered, does not meet the goal.
+ */
+export function lostGoal(r: BenchResults): GoalCheck {
+  const text = `LoST: p50 within ${LOST_P50_BOUND}× of the session location POST for the same fix (same run)`;
+  const l = r.lost;
+  if (!l) return unmeasured("lost-p50", text, "no LoST figures yet (npm run bench -- --only lost)");
+  const p50 = l.lost_ms_p50 / l.session_ms_p50;
+  const p99 = l.lost_ms_p99 / l.session_ms_p99;
+  const checked = [
+    `${fmt(l.agreed, 0)} of ${fmt(l.points, 0)} answers agreed`,
+    ...(l.disagreements > 0 ? [`**${fmt(l.disagreements, 0)} disagreed**`] : []),
+    ...(l.failed > 0 ? [`**${fmt(l.failed, 0)} points failed**`] : []),
+  ].join(", ");
+  const figure =
+    `${fmt(l.lost_ms_p50, 2)} ms vs ${fmt(l.session_ms_p50, 2)} ms (${times(p50)}); ` +
+    `p99 ${fmt(l.lost_ms_p99)} ms vs ${fmt(l.session_ms_p99)} ms (${times(p99)}); ${checked}`;
+  const allAgreed = l.points > 0 && l.agreed === l.points && l.disagreements === 0 && l.failed === 0;
+  return decided("lost-p50", text, allAgreed && l.lost_ms_p50 <= LOST_P50_BOUND * l.session_ms_p50, figure);
 }
 
 /** 1,000 sessions under an SOS storm, and the SDKs' size. */

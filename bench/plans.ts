@@ -23,6 +23,8 @@ export interface Plans {
     soloLoops: number;
   };
   load: { sessions: number };
+  /** LoST beside the session location POST (bench/lost.ts): seeded fixes, each timed once per kind. */
+  lost: { points: number };
 }
 
 export type PlanSize = "quick" | "full";
@@ -38,6 +40,7 @@ export function plans(size: PlanSize): Plans {
         postgis: { connections: 10 },
         e2e: { sessions: 100, rounds: 2, spreadMs: 20_000, slices: 4, burstRounds: 1, soloLoops: 30 },
         load: { sessions: 1_000 },
+        lost: { points: 500 },
       }
     : {
         lookup: {
@@ -48,5 +51,6 @@ export function plans(size: PlanSize): Plans {
         postgis: { connections: 30 },
         e2e: { sessions: 100, rounds: 5, spreadMs: 20_000, slices: 4, burstRounds: 2, soloLoops: 100 },
         load: { sessions: 1_000 },
+        lost: { points: 2_000 },
       };
 }

@@ -3,6 +3,8 @@
 // can outlive its figure. `npm run bench` ends with it; `npm run bench -- --readme-only` reruns it.
 import { checkGoals, type GoalCheck } from "./goals.ts";
 import type { HistoryRun, RunMode } from "./history.ts";
+import { auto, num, table, withSpread } from "./markdown.ts";
+import { type LostInfo, lostLines } from "./readme-lost.ts";
 import {
   type BenchResults,
   DATASETS,
@@ -49,34 +51,8 @@ export interface RunInfo {
   lookupMismatches?: Partial<Record<DatasetName, number>>;
   /** Per data set: each point timed right after the loading pass of its slice (lookup detail). */
   afterLoad?: Partial<Record<DatasetName, { ours_us_p50: number; geokdbush_us_p50: number }>>;
-}
-
-type Digits = 0 | 1 | 2;
-
-function num(v: number, digits: Digits): string {
-  if (!Number.isFinite(v)) return "n/a";
-  return v.toLocaleString("en-US", { minimumFractionDigits: 0, maximumFractionDigits: digits });
-}
-
-/** Fewer decimals for larger values (µs and ms figures). */
-function auto(v: number): string {
-  return num(v, Math.abs(v) < 10 ? 2 : Math.abs(v) < 100 ? 1 : 0);
-}
-
-/** A figure, with its min–max over the kept runs when there are several. */
-function withSpread(value: number, over: readonly number[], show: (v: number) => string = auto): string {
-  const vals = over.filter(Number.isFinite);
-  if (vals.length < 2) return show(value);
-  const lo = Math.min(...vals);
-  const hi = Math.max(...vals);
-  return lo === hi ? show(value) : `${show(value)} (${show(lo)}–${show(hi)})`;
-}
-
-/** A Markdown table, columns padded as the formatter (Biome) lays them out, so `npm run lint` stays clean. */
-export function table(head: string[], rows: string[][]): string {
-  const widths = head.map((h, i) => Math.max(3, h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (r: readonly string[]) => `| ${widths.map((w, i) => (r[i] ?? "").padEnd(w)).join(" | ")} |`;
-  return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
+  /** How the LoST part spread its requests, and where both answers found no PSAP (lost detail). */
+  lost?: LostInfo;
 }
 
 /** "all equal to ours", or which data sets had answers that differ (the run then fails too). */
@@ -256,6 +232,7 @@ export function performanceMarkdown(
     ...lookupLines(view),
     ...postgisLines(view),
     ...loopLines(view),
+    ...lostLines(latest, runs, info.lost),
     ...loadLines(view),
     ...sdkLines(view),
   ].join("\n");
@@ -282,7 +259,7 @@ function headerLines({ latest, runs, info }: View, kept: readonly HistoryRun[]):
     "```sh",
     "npm run bench                 # full",
     "npm run bench -- --quick      # every data set and scale (1,000,000 PSAPs, 1,000 sessions), fewer repetitions",
-    "npm run bench -- --only postgis   # parts: sdk,lookup,postgis,e2e,load (others keep the last figures)",
+    "npm run bench -- --only postgis   # parts: sdk,lookup,postgis,e2e,lost,load (others keep the last figures)",
     "# --datasets fcc,synthetic-100k,synthetic-1m   --data DIR (FCC files)   --seed N   --state-dir DIR   --readme-only",
     "```",
     "",

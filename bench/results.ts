@@ -60,6 +60,26 @@ export interface SdkResult {
   counselor_min_gz_bytes: number;
 }
 
+/**
+ * LoST (issue 31) beside the session API, on the same server and points (bench/lost.ts): each point's
+ * `POST /lost` and the patient's `POST .../sos/location`, timed from the client with their answers read.
+ */
+export interface LostResult {
+  /** Points whose two requests were both answered and timed. */
+  points: number;
+  lost_ms_p50: number;
+  lost_ms_p95: number;
+  lost_ms_p99: number;
+  session_ms_p50: number;
+  session_ms_p95: number;
+  session_ms_p99: number;
+  /** Points whose LoST displayName was the session answer's first PSAP (or both found none). */
+  agreed: number;
+  disagreements: number;
+  /** Points where either request was not answered 200: neither is timed. */
+  failed: number;
+}
+
 export interface MachineInfo {
   cpus: number;
   node: string;
@@ -72,6 +92,8 @@ interface CommonResults {
   load: LoadResult;
   sdk: SdkResult;
   machine: MachineInfo;
+  /** Absent from runs made before the LoST part existed, and until it has run once. */
+  lost?: LostResult;
 }
 
 export type BenchResults = CommonResults & ({ postgis: PostgisRow[] } | { postgis_skipped: string });
@@ -110,6 +132,18 @@ const KEYS = {
   ],
   load: ["sessions", "sockets", "sos_delivered", "lost_messages", "sessions_workerd_rss_mb"],
   sdk: ["patient_min_gz_bytes", "counselor_min_gz_bytes"],
+  lost: [
+    "points",
+    "lost_ms_p50",
+    "lost_ms_p95",
+    "lost_ms_p99",
+    "session_ms_p50",
+    "session_ms_p95",
+    "session_ms_p99",
+    "agreed",
+    "disagreements",
+    "failed",
+  ],
   machine: ["cpus", "node", "date"],
 } as const;
 
@@ -168,6 +202,7 @@ export function resultsShapeProblems(value: unknown): string[] {
     "sdk",
     "machine",
     hasSkipped && !hasPostgis ? "postgis_skipped" : "postgis",
+    ...("lost" in r ? ["lost"] : []),
   ];
   sameKeys(r, top, "results", problems, false);
   if (hasPostgis && hasSkipped) problems.push("results: postgis and postgis_skipped both present");
@@ -178,6 +213,7 @@ export function resultsShapeProblems(value: unknown): string[] {
   sameKeys(r.e2e, KEYS.e2e, "e2e", problems);
   sameKeys(r.load, KEYS.load, "load", problems);
   sameKeys(r.sdk, KEYS.sdk, "sdk", problems);
+  if ("lost" in r) sameKeys(r.lost, KEYS.lost, "lost", problems);
   sameKeys(r.machine, KEYS.machine, "machine", problems);
   return problems;
 }

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,load] [--datasets ...] [--data DIR]
+// `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,lost,load] [--datasets ...] [--data DIR]
 // [--seed N] [--state-dir DIR] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
 // (the issue's shape), latest-detail.json (everything else measured), a copy in results/history,
 // bench/README.md's Performance section, generated from those figures; `accuracy` writes its own section there and results/accuracy.json.
@@ -18,6 +18,7 @@ import { sampleEntries, timeKvReads } from "./kv-read.ts";
 import { benchLoad, memoryOf } from "./load.ts";
 import { benchLookup, type KvSample } from "./lookup.ts";
 import { buildOurIndex, type OurIndex, type PsapDataset } from "./lookup-contenders.ts";
+import { benchLost } from "./lost.ts";
 import { plans } from "./plans.ts";
 import { benchPostgis } from "./postgis/bench.ts";
 import { type PgServer, startPostgres } from "./postgis/server.ts";
@@ -29,6 +30,7 @@ import {
   type E2eResult,
   type LoadResult,
   type LookupRow,
+  type LostResult,
   type MachineInfo,
   type PostgisRow,
   resultsShapeProblems,
@@ -39,7 +41,7 @@ import { type BenchServer, startServer } from "./server.ts";
 import { diskStateRoot, type StateRoot, stateRoot } from "./state-dir.ts";
 import { queryPoints, syntheticDataset } from "./synthetic.ts";
 
-const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "load"] as const;
+const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "lost", "load"] as const;
 type Part = (typeof PARTS)[number];
 const RESULTS_DIR = join(REPO_ROOT, "bench", "results");
 const LATEST = join(RESULTS_DIR, "latest.json");
@@ -136,6 +138,8 @@ interface Figures {
   postgis: PostgisOutcome | undefined;
   e2e: E2eResult | undefined;
   load: LoadResult | undefined;
+  /** Optional in latest.json: runs from before the LoST part have none. */
+  lost: LostResult | undefined;
 }
 
 async function main(): Promise<number> {
@@ -148,17 +152,24 @@ async function main(): Promise<number> {
   }
   const sdk = only.has("sdk") ? await benchSdkPart(run) : run.prev.sdk;
   const { lookup, postgis, kvSamples } = await benchLookupParts(run);
-  const figures: Figures = { sdk, lookup, postgis, e2e: run.prev.e2e, load: run.prev.load };
-  const needServer = only.has("lookup") || only.has("e2e") || only.has("load");
-  const serving = needServer ? await servedDataset(run) : undefined;
+  const { e2e, load, lost } = run.prev;
+  const figures: Figures = { sdk, lookup, postgis, e2e, load, lost };
+  const serving = serverParts().length > 0 ? await servedDataset(run) : undefined;
   const index = serving ? buildOurIndex(serving, run.haveFcc ? "bench-fcc" : "bench-small") : undefined;
   run.detail.server_index = run.haveFcc ? "fcc" : "synthetic 6,500";
-  if (index && (only.has("lookup") || only.has("e2e"))) {
-    figures.e2e = (await benchOnServer(run, index, figures.lookup, kvSamples)) ?? figures.e2e;
+  if (index && (only.has("lookup") || only.has("e2e") || only.has("lost"))) {
+    const measured = await benchOnServer(run, index, figures.lookup, kvSamples);
+    figures.e2e = measured.e2e ?? figures.e2e;
+    figures.lost = measured.lost ?? figures.lost;
     if (only.has("e2e")) await benchE2eOnDisk(run, index);
   }
   if (index && only.has("load")) figures.load = await benchLoadPart(run, index);
   return writeResults(run, figures);
+}
+
+/** The parts of this run that time a wrangler dev. */
+function serverParts(): Part[] {
+  return (["lookup", "e2e", "lost", "load"] as const).filter((p) => only.has(p));
 }
 
 /** The run's context, or the exit code when its state folder cannot be used. */
@@ -182,7 +193,7 @@ function openRun(): Run | number {
     console.error(`bench: ${(error as Error).message}`);
     return 2;
   }
-  if (only.has("lookup") || only.has("e2e") || only.has("load")) {
+  if (serverParts().length > 0) {
     info.state = { medium: state.medium, dir: state.dir };
     log(
       `servers keep their local state in ${state.dir} (${state.medium === "memory" ? "tmpfs, in memory" : "on disk"})`,
@@ -345,20 +356,24 @@ async function servedDataset(run: Run): Promise<PsapDataset> {
 
 /**
  * On one wrangler dev (the real worker and the floor, bench/floor): the cold KV reads of the lookup
- * samples, and the SOS loop; the e2e figures when they were measured.
+ * samples, the SOS loop, then LoST beside the session API; the figures of the parts measured.
  */
 async function benchOnServer(
   run: Run,
   index: OurIndex,
   lookup: LookupRow[],
   kvSamples: KvSample[],
-): Promise<E2eResult | undefined> {
+): Promise<{ e2e?: E2eResult; lost?: LostResult }> {
   log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
   const kv = [...index.entries, ...sampleEntries(kvSamples)];
-  const server = await startServer({ kv, log, stateDir: run.state.dir });
+  // LoST is served only where a deployment turns it on; the other parts' requests never reach it.
+  const vars = only.has("lost") ? { LOST_ENABLED: "true" } : {};
+  const server = await startServer({ kv, log, stateDir: run.state.dir, vars });
   try {
     if (only.has("lookup")) await timeColdKvReads(run, server, lookup, kvSamples);
-    return only.has("e2e") ? await benchE2ePart(run, server) : undefined;
+    const e2e = only.has("e2e") ? await benchE2ePart(run, server) : undefined;
+    const lost = only.has("lost") ? await benchLostPart(run, server) : undefined;
+    return { e2e, lost };
   } finally {
     await server.stop();
     log("server: wrangler dev stopped");
@@ -400,6 +415,20 @@ async function benchE2ePart(run: Run, server: BenchServer): Promise<E2eResult> {
     later_ms_p50: r.detail.later_fix_ms_p50,
   };
   log(`  e2e: ${JSON.stringify(r.result)}`);
+  return r.result;
+}
+
+/** LoST beside the session location POST on the same server; a point whose answers differ fails the run. */
+async function benchLostPart(run: Run, server: BenchServer): Promise<LostResult> {
+  log("lost: LoST findService beside the session location POST, same fixes");
+  const r = await benchLost(server, { ...plan.lost, seed }, log);
+  run.detail.lost = r.detail;
+  run.info.lost = { keys: r.detail.keys, sessions: r.detail.sessions, agreed_none: r.detail.agreed_none };
+  log(`  lost: ${JSON.stringify(r.result)}`);
+  // A point left unanswered is a finding too, not a sample to drop quietly.
+  for (const e of r.detail.errors) log(`  lost: FAILED ${e}`);
+  if (r.result.failed > 0) run.failures++;
+  countMismatches(run, r.detail.disagreements);
   return r.result;
 }
 
@@ -471,7 +500,7 @@ async function benchLoadPart(run: Run, index: OurIndex): Promise<LoadResult> {
  * section; or partial-detail.json while some part has never been measured. The exit code.
  */
 function writeResults(run: Run, figures: Figures): number {
-  const { sdk, lookup, postgis, e2e, load } = figures;
+  const { sdk, lookup, postgis, e2e, load, lost } = figures;
   const detail = run.detail;
   mkdirSync(RESULTS_DIR, { recursive: true });
   detail.info = run.info;
@@ -485,10 +514,8 @@ function writeResults(run: Run, figures: Figures): number {
     return 1;
   }
   const machine = run.machine;
-  const results: BenchResults =
-    "rows" in postgis
-      ? { lookup, postgis: postgis.rows, e2e, load, sdk, machine }
-      : { lookup, postgis_skipped: postgis.skipped, e2e, load, sdk, machine };
+  const pg = "rows" in postgis ? { postgis: postgis.rows } : { postgis_skipped: postgis.skipped };
+  const results: BenchResults = { lookup, ...pg, e2e, load, sdk, machine, ...(lost ? { lost } : {}) };
   const problems = resultsShapeProblems(results);
   writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
   const goals = checkGoals(results);

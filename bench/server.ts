@@ -226,6 +226,8 @@ export interface ServerOptions {
   log?: (line: string) => void;
   /** The folder to make the server's temporary folder in (bench/state-dir.ts); the system's by default. */
   stateDir?: string;
+  /** Variables over wrangler.toml's (`--var`), e.g. LOST_ENABLED: routes a deployment turns on. */
+  vars?: Readonly<Record<string, string>>;
 }
 
 /** Starts a seeded `wrangler dev`; always call `stop()` (in a finally). */
@@ -245,6 +247,7 @@ export async function startServer(options: ServerOptions): Promise<BenchServer> 
       inspectorPort: await freePort(),
       persistTo,
       envFile,
+      vars: options.vars ?? {},
     });
     group.child = child;
     const baseUrl = `http://127.0.0.1:${port}`;
@@ -348,6 +351,7 @@ function spawnWranglerDev(at: {
   inspectorPort: number;
   persistTo: string;
   envFile: string;
+  vars: Readonly<Record<string, string>>;
 }): { child: ChildProcess; output: string[] } {
   const args = [
     WRANGLER,
@@ -368,6 +372,7 @@ function spawnWranglerDev(at: {
     "--live-reload=false",
     "--log-level",
     "warn",
+    ...Object.entries(at.vars).flatMap(([name, value]) => ["--var", `${name}:${value}`]),
   ];
   const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,

@@ -210,7 +210,7 @@ export async function connect(
   return live;
 }
 
-function sessionUrl(target: Target, s: SessionCreateResponse, suffix: string): string {
+export function sessionUrl(target: Target, s: SessionCreateResponse, suffix: string): string {
   return `${target.baseUrl}/v1/platforms/${s.platform_id}/sessions/${s.session_id}${suffix}`;
 }
 

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { bundlePaths } from "../data/bundle/build.ts";
 import { IMPORT_NODE_FLAGS } from "../data/import/cli.ts";
-import { WranglerKvTarget } from "../data/import/kv.ts";
+import { LocalKvTarget } from "../data/import/kv-local.ts";
 import { readCurrentManifest } from "../data/import/publish.ts";
 import { log, ROOT, runNode, warn } from "./dev-run.ts";
 
@@ -32,8 +32,10 @@ export async function loadPsapData(
   persistTo: string | undefined,
   demo: boolean,
 ): Promise<LoadedPsapData | null> {
-  const store = new WranglerKvTarget({ remote: false, cwd: ROOT, persistTo });
-  const current = await readCurrentManifest(store).catch(() => null);
+  const store = new LocalKvTarget({ cwd: ROOT, persistTo });
+  const current = await readCurrentManifest(store)
+    .catch(() => null)
+    .finally(() => store.close());
   if (current && servesWhatWasAsked(current.data_version, demo))
     return { dataVersion: current.data_version, psaps: current.psaps };
   const what = demo ? "the demo PSAP data" : "the real PSAP data (data/bundle)";
@@ -50,6 +52,6 @@ export async function loadPsapData(
     warn(`loading ${what} failed (exit code ${code}):\n${output.trim()}`);
     return null;
   }
-  const manifest = await readCurrentManifest(store);
+  const manifest = await readCurrentManifest(store).finally(() => store.close());
   return manifest ? { dataVersion: manifest.data_version, psaps: manifest.psaps } : null;
 }

@@ -168,3 +168,11 @@ export const WEBHOOK_LIMITS = {
 
 /** Tries of one event in all: the first and every retry. */
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_LIMITS.retryDelaysSeconds.length + 1;
+
+/** LoST (SPEC section 9): `POST /lost` for SIP servers. */
+export const LOST_LIMITS = {
+  /** Deepest XML element nesting taken: a findService is 4 deep; 32 leaves room for extensions. */
+  maxXmlDepth: 32,
+  /** Days of query counts kept per platform (the usage route lists them). */
+  usageDays: 90,
+} as const;

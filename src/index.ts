@@ -4,6 +4,7 @@ import { createApp } from "./http/app.ts";
 import { consumeWebhookBatch } from "./webhooks/consumer.ts";
 
 export { IdempotencyObject } from "./idempotency/idempotency-object.ts";
+export { LostUsageObject } from "./lost/usage-object.ts";
 export { SessionObject } from "./session/session-object.ts";
 
 const app = createApp();

@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { buildIndex } from "../index/build.ts";
 import { ImportError } from "./errors.ts";
-import { type KvTarget, WranglerKvTarget } from "./kv.ts";
+import { type KvTarget, RemoteKvTarget } from "./kv.ts";
+import { LocalKvTarget } from "./kv-local.ts";
 import { DEFAULT_READ_LIMITS, formatSize, type ReadLimits, readLimitsFrom } from "./limits.ts";
 import { prepareImport } from "./pipeline.ts";
 import { printable } from "./printable.ts";
@@ -70,10 +71,16 @@ const OPTIONS = {
 
 type CliOptions = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
 
+/** What the command line asks for. */
+interface ReadArguments {
+  ok: true;
+  options: CliOptions;
+  files: string[];
+  limits: ReadLimits;
+}
+
 /** What the command line asks for, or the answer to give at once (usage, a bad flag). */
-function readArguments(
-  argv: string[],
-): { ok: true; options: CliOptions; files: string[]; limits: ReadLimits } | { ok: false; result: CliResult } {
+function readArguments(argv: string[]): ReadArguments | { ok: false; result: CliResult } {
   let args: ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>;
   try {
     args = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
@@ -104,10 +111,21 @@ export async function runCli(argv: string[], makeTarget?: (remote: boolean) => K
   const started = Date.now();
   const args = readArguments(argv);
   if (!args.ok) return args.result;
-  const { options: o, files } = args;
-  const target =
+  const o = args.options;
+  const target: KvTarget =
     makeTarget?.(o.remote === true) ??
-    new WranglerKvTarget({ remote: o.remote === true, cwd: ROOT, env: o.env, persistTo: o["persist-to"] });
+    (o.remote
+      ? new RemoteKvTarget({ cwd: ROOT, env: o.env })
+      : new LocalKvTarget({ cwd: ROOT, env: o.env, persistTo: o["persist-to"] }));
+  try {
+    return await importInto(target, args, started);
+  } finally {
+    await target.close?.();
+  }
+}
+
+async function importInto(target: KvTarget, args: ReadArguments, started: number): Promise<CliResult> {
+  const { options: o, files } = args;
   try {
     if (o["if-empty"] && !o["dry-run"]) {
       const current = await readCurrentManifest(target);

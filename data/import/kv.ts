@@ -1,5 +1,5 @@
-// Where an import writes: the local KV store `npm run dev` uses (wrangler --local), or a deployed
-// namespace (--remote). Tests use the in-memory target.
+// Where an import writes: a deployed namespace (--remote, through wrangler's CLI and so its login), the
+// local store `npm run dev` uses (kv-local.ts), or memory (tests).
 import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +13,8 @@ export interface KvTarget {
   putMany(entries: ReadonlyArray<readonly [string, string]>): Promise<void>;
   deleteMany(keys: readonly string[]): Promise<void>;
   listKeys(prefix: string): Promise<string[]>;
+  /** Lets go of what the target opened (a local store); nothing to do for the others. */
+  close?(): Promise<void>;
 }
 
 export class MemoryKvTarget implements KvTarget {
@@ -39,12 +41,10 @@ export class MemoryKvTarget implements KvTarget {
 }
 
 export interface WranglerOptions {
-  remote: boolean;
   /** Repository root (where wrangler.toml is). */
   cwd: string;
   binding?: string;
   env?: string;
-  persistTo?: string;
 }
 
 /** Entries per `wrangler kv bulk put` call (the API takes up to 10,000 pairs per request). */
@@ -52,19 +52,19 @@ const CHUNK = 5_000;
 /** ...and well under the API's 100 MB request body limit. */
 const CHUNK_BYTES = 50 * 1024 * 1024;
 
-export class WranglerKvTarget implements KvTarget {
+/** A deployed namespace, through `wrangler kv ... --remote` (the operator's wrangler login). */
+export class RemoteKvTarget implements KvTarget {
   readonly description: string;
-  private readonly opts: Required<Omit<WranglerOptions, "env" | "persistTo">> & WranglerOptions;
+  private readonly opts: Required<Omit<WranglerOptions, "env">> & WranglerOptions;
 
   constructor(opts: WranglerOptions) {
     this.opts = { binding: "PSAP_INDEX", ...opts };
-    this.description = `${opts.remote ? "remote" : "local"} KV binding ${this.opts.binding}${opts.env ? ` (env ${opts.env})` : ""}`;
+    this.description = `remote KV binding ${this.opts.binding}${opts.env ? ` (env ${opts.env})` : ""}`;
   }
 
   private flags(): string[] {
-    const f = ["--binding", this.opts.binding, this.opts.remote ? "--remote" : "--local"];
+    const f = ["--binding", this.opts.binding, "--remote"];
     if (this.opts.env) f.push("--env", this.opts.env);
-    if (this.opts.persistTo && !this.opts.remote) f.push("--persist-to", this.opts.persistTo);
     return f;
   }
 

@@ -99,7 +99,7 @@ export async function publishIndex(
     keysDeleted += keys.length;
   }
   // An earlier format's pointer goes with the last version it names.
-  for (const key of LEGACY_POINTER_KEYS) {
+  for (const key of toDelete.length > 0 ? LEGACY_POINTER_KEYS : []) {
     const legacy = await readLegacyPointer(target, key);
     if (legacy && toDelete.includes(legacy.version)) {
       await target.deleteMany([key]);

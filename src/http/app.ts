@@ -9,6 +9,7 @@ import { type App, mountMethodNotAllowed, noSuchRoute } from "./route.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
+import { mountLostRoutes } from "./routes/lost.ts";
 import { mountMetaRoutes } from "./routes/meta.ts";
 import { mountPlatformRoutes } from "./routes/platform.ts";
 import { mountSocketRoute } from "./routes/socket.ts";
@@ -26,6 +27,7 @@ export function createApp(): App {
   mountAdminPsapRoutes(app);
   mountPlatformRoutes(app);
   mountWebhookRoutes(app);
+  mountLostRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);
   // Last: only a path no route above answered for this method reaches it.

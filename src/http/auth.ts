@@ -73,6 +73,57 @@ export function requireApiKey(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * LoST's credentials (SPEC section 9): a platform's API key in X-API-Key, or HTTP Basic with the platform id
+ * as the user and the key as the password (what a SIP server's HTTP client sends); within the key's rate.
+ * A 401 challenges for Basic, which clients such as Kamailio's answer by sending the credentials.
+ */
+export function requireLostCredentials(): MiddlewareHandler<AppEnv> {
+  const challenge = 'Basic realm="lost"';
+  return async function lostAuth(c, next) {
+    const presented = c.req.header("X-API-Key") ?? basicCredentials(c.req.header("Authorization"));
+    if (presented === undefined) {
+      throw unauthorized(
+        "missing_credentials",
+        "Send the platform's API key in X-API-Key, or HTTP Basic with the platform id and the key.",
+        challenge,
+      );
+    }
+    const key = typeof presented === "string" ? presented : presented.password;
+    const identity = key ? await authenticateApiKey(c.env.DB, key) : null;
+    // With Basic, the user must be the key's own platform.
+    if (!identity || (typeof presented !== "string" && presented.user !== identity.platformId)) {
+      throw unauthorized(
+        "invalid_api_key",
+        "The platform id or API key is not valid, or was revoked.",
+        challenge,
+      );
+    }
+    if (!(await withinApiKeyRate(c.env, identity.apiKeyId))) throw new ProblemError(apiKeyRateProblem());
+    c.set("apiKey", identity);
+    await next();
+  };
+}
+
+/** HTTP Basic credentials (RFC 7617), or undefined without them; a malformed header gives empty ones. */
+function basicCredentials(header: string | undefined): { user: string; password: string } | undefined {
+  if (header === undefined) return undefined;
+  const encoded = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header)?.[1];
+  if (!encoded) return { user: "", password: "" };
+  let decoded: string;
+  try {
+    decoded = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(
+      Uint8Array.from(atob(encoded), (ch) => ch.charCodeAt(0)),
+    );
+  } catch {
+    return { user: "", password: "" };
+  }
+  const colon = decoded.indexOf(":");
+  return colon < 0
+    ? { user: "", password: "" }
+    : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
 /** A session token of `role` for the path's platform and session. Rate limits are the session object's. */
 export function requireSessionToken(role: Role): MiddlewareHandler<AppEnv> {
   return async function sessionTokenAuth(c, next) {

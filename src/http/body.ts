@@ -55,6 +55,21 @@ export async function readJsonBody<S extends z.ZodType>(
 }
 
 /**
+ * A body as text, within the size limit: the problem to answer for one over it (413) or one that broke
+ * off (400), else the text, or null when the bytes are not UTF-8 (the caller decides how to say so).
+ */
+export async function readTextBody(request: Request): Promise<BodyResult<string | null>> {
+  const bytes = await readCappedBytes(request);
+  if (bytes === TOO_LARGE) {
+    return fail(problem("payload_too_large", `The body must be at most ${HTTP_LIMITS.maxBodyBytes} bytes.`));
+  }
+  if (bytes === UNREADABLE) {
+    return fail(problem("invalid_request", "The request body broke off before its end; send it again."));
+  }
+  return { ok: true, value: utf8(bytes) };
+}
+
+/**
  * The body of a route that takes none (an end, a new API key, a removal): nothing or `{}`, as the SOS
  * trigger takes, else 413, 415 or 400 like any body. The caller reports the problem only after its own
  * 404 or 410 (the contract's order), and before it changes anything.

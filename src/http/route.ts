@@ -115,6 +115,8 @@ export const sessionParams = z.object({
 export const SECURITY_SCHEMES = {
   AdminToken: { type: "http", scheme: "bearer" },
   ApiKey: { type: "apiKey", in: "header", name: "X-API-Key" },
+  /** LoST only: HTTP Basic with the platform id as the user and its API key as the password. */
+  LostBasic: { type: "http", scheme: "basic" },
   CounselorToken: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
   PatientToken: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
 } as const;

@@ -88,6 +88,25 @@ export const CataloguePsapDetail = z
     served_counties: z
       .array(z.string())
       .openapi({ description: "FIPS codes of the counties it answers for" }),
+    nena: z
+      .object({
+        service_areas: z.array(
+          z.object({
+            nguid: z.string().openapi({ description: "NGUID (v2: ES_NGUID) of the polygon" }),
+            display_name: z.string().openapi({ description: "DsplayName" }),
+            agency_id: z.string().nullable().openapi({ description: "Agency_ID" }),
+            service_uri: z.string().nullable().openapi({ description: "ServiceURI" }),
+            avcard_uri: z.string().nullable().openapi({ description: "AVcard_URI" }),
+            service_number: z.string().nullable().openapi({ description: "ServiceNum" }),
+            matched_by: z.enum(["id", "name", "own"]).openapi({
+              description:
+                "How the import tied the polygon to this PSAP: an id column, its name in its state, or a PSAP of its own",
+            }),
+          }),
+        ),
+      })
+      .optional()
+      .openapi({ description: "Only for a PSAP with polygons from a NENA PsapPolygon layer" }),
   })
   .openapi("CataloguePsapDetail") satisfies z.ZodType<CatalogueRecord>;
 

@@ -1,6 +1,7 @@
 // A LoST findService request (RFC 5222 section 8), read: the location to use, the service asked for, and
 // whether to validate. Anything else is one of LoST's own errors, with a message saying what.
 import type { Element } from "@xmldom/xmldom";
+import { LOST_LIMITS } from "../config.ts";
 import { BadShapeError, readShape, type ShapeFix } from "./shapes.ts";
 import { childElements, LOST_NS, parseXml, UnreadableXmlError } from "./xml.ts";
 
@@ -37,9 +38,9 @@ export interface FindServiceRequest {
   validateLocation: boolean;
 }
 
-/** Deepest element nesting taken (SPEC section 9). */
-export const MAX_XML_DEPTH = 32;
 const PROFILE = "geodetic-2d";
+/** A location profile's name as RFC 5222's schema types it (an NMTOKEN), bounded. */
+const PROFILE_TOKEN = /^[A-Za-z0-9._:-]{1,64}$/;
 
 /** Which of the answered services a service URN is: itself or one of its sub-services (RFC 5031). */
 export function serviceKind(urn: string): LostServiceKind | null {
@@ -61,8 +62,9 @@ function chooseLocation(root: Element): Element {
   if (locations.length === 0) throw new LostError("badRequest", "the findService has no location");
   const usable = locations.find((l) => l.getAttribute("profile") === PROFILE);
   if (usable) return usable;
+  // Named back as the schema's NMTOKENs: a profile that is not one is the caller's noise, not a profile.
   const profiles = [
-    ...new Set(locations.map((l) => l.getAttribute("profile") ?? "").filter((p) => p !== "")),
+    ...new Set(locations.map((l) => l.getAttribute("profile") ?? "").filter((p) => PROFILE_TOKEN.test(p))),
   ];
   throw new LostError(
     "locationProfileUnrecognized",
@@ -75,7 +77,7 @@ function chooseLocation(root: Element): Element {
 export function readFindService(text: string): FindServiceRequest {
   let root: Element;
   try {
-    root = parseXml(text, MAX_XML_DEPTH);
+    root = parseXml(text, LOST_LIMITS.maxXmlDepth);
   } catch (err) {
     if (err instanceof UnreadableXmlError) throw new LostError("badRequest", err.message);
     throw err;
@@ -83,7 +85,7 @@ export function readFindService(text: string): FindServiceRequest {
   if (root.namespaceURI !== LOST_NS)
     throw new LostError("badRequest", `the document is not in LoST's namespace ${LOST_NS}`);
   if (root.localName !== "findService")
-    throw new LostError("badRequest", `${root.localName} is not answered here: only findService`);
+    throw new LostError("badRequest", "the document is not a findService, the only request answered here");
   const serviceEl = lostChild(root, "service")[0];
   const service = (serviceEl?.textContent ?? "").trim();
   if (!service) throw new LostError("badRequest", "the findService names no service");

@@ -144,7 +144,7 @@ function angle(shape: Element, name: string, elements: string[]): number {
 export function readShape(shape: Element): ShapeFix {
   const srs = shape.getAttribute("srsName");
   if (srs && !CRS.has(srs))
-    throw new BadShapeError(`srsName ${srs} is not WGS 84 (EPSG::4326 or EPSG::4979)`);
+    throw new BadShapeError("the shape's srsName is not WGS 84 (EPSG::4326 or EPSG::4979)");
   const elements = [`${prefixOf(shape)}:${shape.localName}`];
   const ns = shape.namespaceURI;
   const name = shape.localName;
@@ -172,5 +172,8 @@ export function readShape(shape: Element): ShapeFix {
     elements.push("gs:base", "gml:Polygon");
     return { ...ringCentroid(exteriorRing(polygon, elements)), elements };
   }
-  throw new BadShapeError(`${name} is not a geodetic shape of RFC 5491`);
+  // Named by what it is not: the element's name is the caller's text.
+  throw new BadShapeError(
+    "the location's shape is not a geodetic shape of RFC 5491 (Point, Circle, Sphere, Ellipse, Ellipsoid, ArcBand, Polygon, Prism)",
+  );
 }

@@ -47,22 +47,35 @@ export function parseXml(text: string, maxDepth: number): Element {
   const problems: string[] = [];
   let doc: ReturnType<DOMParser["parseFromString"]>;
   try {
-    doc = new DOMParser({
-      onError: (level, message) => problems.push(`${level}: ${message}`),
-    }).parseFromString(text, "text/xml");
-  } catch (err) {
-    throw new UnreadableXmlError(
-      `the body is not well-formed XML (${(err as Error).message.split("\n")[0]})`,
+    doc = new DOMParser({ onError: (_level, message) => problems.push(message) }).parseFromString(
+      text,
+      "text/xml",
     );
+  } catch (err) {
+    throw notWellFormed(err instanceof Error ? err.message : "");
   }
   if (doc.doctype) throw new UnreadableXmlError("a document type declaration is not accepted");
-  if (problems.length > 0) throw new UnreadableXmlError(`the body is not well-formed XML (${problems[0]})`);
+  if (problems.length > 0) throw notWellFormed(problems[0] ?? "");
   const root = doc.documentElement;
   if (!root) throw new UnreadableXmlError("the body holds no XML element");
   if (depthOf(root, maxDepth) > maxDepth)
     throw new UnreadableXmlError(`the XML is nested deeper than ${maxDepth} elements`);
   return root;
 }
+
+/**
+ * The parser's complaint, said by where it is only: its own words quote the document, which holds the
+ * caller's coordinates, and an error message never repeats them.
+ */
+function notWellFormed(parserMessage: string): UnreadableXmlError {
+  const at = /\[line:(\d+),col:(\d+)\]/.exec(parserMessage);
+  const where = at ? ` (line ${at[1]}, column ${at[2]})` : "";
+  return new UnreadableXmlError(`the body is not well-formed XML${where}`);
+}
+
+/** Characters XML 1.0 cannot carry (its Char production), replaced so an answer is always well-formed. */
+const NOT_XML_CHAR = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+const xmlSafe = (text: string): string => text.replace(NOT_XML_CHAR, "\uFFFD");
 
 /** An element to build: its namespace, name, attributes, text or children. */
 export interface XmlNode {
@@ -83,10 +96,10 @@ export function serializeXml(root: XmlNode): string {
       if (value === undefined) continue;
       // A prefix declared for the qualified names an element holds as text (LoST's locationValidation).
       if (key.startsWith("xmlns:")) el.setAttributeNS(XMLNS_NS, key, value);
-      else el.setAttribute(key, value);
+      else el.setAttribute(key, xmlSafe(value));
     }
     if (node.lang !== undefined) el.setAttributeNS(XML_NS, "xml:lang", node.lang);
-    if (node.text !== undefined) el.appendChild(doc.createTextNode(node.text));
+    if (node.text !== undefined) el.appendChild(doc.createTextNode(xmlSafe(node.text)));
     for (const child of node.children ?? []) {
       const c = doc.createElementNS(child.ns ?? LOST_NS, child.name);
       fill(c, child);

@@ -1,8 +1,8 @@
 // Kamailio's own LoST client (its `lost` module, through http_client with HTTP Basic: platform id and API
-// key) routes emergency INVITEs carrying a PIDF-LO, a point and a circle, as a LoST server answers.
-// Until `POST /lost` exists the server is a stand-in holding SPEC section 9's HTTP contract; the calls go
-// through routeEmergencyCalls(lost, calls), which takes any LoST URL and credentials, so pointing it at
-// `npm run dev` with LOST_ENABLED=true is the same test. Skipped without Kamailio or xmllint, except in CI.
+// key) routes emergency INVITEs carrying a PIDF-LO, a point and a circle, as a LoST server answers. The
+// server here is a stand-in with fixed answers, to pin what the client does with each kind of answer (a
+// tel: URI alone, an error, the 401 challenge); lost-dev.test.ts runs the same calls against `POST /lost`
+// on `npm run dev`. Skipped without Kamailio or xmllint, except in CI.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type EmergencyCall,

@@ -64,5 +64,17 @@ export const SAMPLE: BenchResults = {
     sessions_workerd_rss_mb: 1400,
   },
   sdk: { patient_min_gz_bytes: 3600, counselor_min_gz_bytes: 3000 },
+  lost: {
+    points: 500,
+    lost_ms_p50: 6.2,
+    lost_ms_p95: 9.8,
+    lost_ms_p99: 14.5,
+    session_ms_p50: 5.6,
+    session_ms_p95: 9.1,
+    session_ms_p99: 13.2,
+    agreed: 500,
+    disagreements: 0,
+    failed: 0,
+  },
   machine: { cpus: 2, node: "v22.23.3", date: "2026-11-22T00:00:00.000Z" },
 };

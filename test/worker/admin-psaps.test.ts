@@ -5,6 +5,7 @@ import { buildIndex } from "../../data/index/build.ts";
 import type { AreaInput, IndexedPsap, Ring } from "../../data/index/dataset.ts";
 import { resetContactCache } from "../../src/contacts/overlay.ts";
 import { d1Contacts } from "../../src/contacts/store.ts";
+import { CataloguePsapDetail } from "../../src/http/schemas-psaps.ts";
 import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import { ADMIN_HEADERS, call } from "./helpers.ts";
 
@@ -76,6 +77,24 @@ const AREAS: AreaInput[] = [
   },
 ];
 
+/** What a NENA PsapPolygon layer said of PSAP 200 (its catalogue record carries it). */
+const NENA = new Map([
+  [
+    "200",
+    [
+      {
+        nguid: "urn:emergency:uid:gis:psap:LKD1:lakecounty.in.us",
+        display_name: "Lake County Dispatch",
+        agency_id: "lakecounty.in.us",
+        service_uri: "sip:sos@lakecounty.in.us",
+        avcard_uri: null,
+        service_number: "911",
+        matched_by: "name" as const,
+      },
+    ],
+  ],
+]);
+
 async function admin(path: string, init: RequestInit = {}): Promise<Response> {
   return call(path, { ...init, headers: { ...ADMIN_HEADERS, ...(init.headers ?? {}) } });
 }
@@ -100,7 +119,10 @@ describe("without an index", () => {
 
 describe("with an index", () => {
   beforeAll(async () => {
-    const built = buildIndex({ dataVersion: "admin-test", psaps: PSAPS, areas: AREAS }, { version: "adm1" });
+    const built = buildIndex(
+      { dataVersion: "admin-test", psaps: PSAPS, areas: AREAS, nena: NENA },
+      { version: "adm1" },
+    );
     for (const [k, v] of [...built.entries, ...built.catalogue]) await env.PSAP_INDEX.put(k, v);
     await env.PSAP_INDEX.put(built.pointerKey, built.pointerValue);
   });
@@ -175,6 +197,16 @@ describe("with an index", () => {
     expect(one).not.toHaveProperty("distance_km");
     expect(one).not.toHaveProperty("match");
     expect((await admin("/v1/admin/psaps/999")).status).toBe(404);
+  });
+
+  it("shows what a NENA layer said of a PSAP on its detail, as the document describes it, and not in lists", async () => {
+    const one = await (await admin("/v1/admin/psaps/200")).json<Record<string, unknown>>();
+    expect(one.nena).toEqual({ service_areas: NENA.get("200") });
+    expect(CataloguePsapDetail.safeParse(one).success).toBe(true);
+    expect(await (await admin("/v1/admin/psaps/100")).json()).not.toHaveProperty("nena");
+    const page = await (await admin("/v1/admin/psaps?state=IN")).json<{ psaps: Record<string, unknown>[] }>();
+    expect(page.psaps.map((p) => p.id)).toEqual(["200"]);
+    expect(page.psaps[0]).not.toHaveProperty("nena");
   });
 
   it("keeps a contact number with its history, shows it in lookups within 60 s, and deletes it again", async () => {

@@ -66,7 +66,8 @@ const listRoute = route(
     );
     const withNumbers = await applyContacts(c.env.DB, page.psaps);
     return c.json({
-      psaps: withNumbers.map(({ served_places: _p, served_counties: _c, ...record }) => record),
+      // A page lists PSAPs; what each answers for (places, counties, NENA polygons) is the detail route's.
+      psaps: withNumbers.map(({ served_places: _p, served_counties: _c, nena: _n, ...record }) => record),
       next_cursor: page.more && page.last !== null ? encodeCursor(page.last) : null,
     });
   },

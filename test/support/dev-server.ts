@@ -1,0 +1,55 @@
+// `npm run dev` (scripts/dev.ts) for an end-to-end test: on a free loopback port, with its own local state,
+// ready once it answers; its admin token read from the .dev.vars it wrote. Always stopped by the caller.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseDevVars } from "../../scripts/dev-vars.ts";
+import { firstAnswer, freePort, type RunningProcess, startProcess } from "./processes.ts";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+export interface DevServer {
+  base: string;
+  adminToken: string;
+  process: RunningProcess;
+  stop(): Promise<void>;
+}
+
+export interface DevServerOptions {
+  /** Local state under .wrangler/ (kept between runs, so the PSAP data loads once). */
+  stateName: string;
+  /** More flags for scripts/dev.ts and wrangler (`--demo`, `--var NAME:value`...). */
+  args?: string[];
+  readyTimeoutMs: number;
+}
+
+export async function startDevServer(options: DevServerOptions): Promise<DevServer> {
+  const port = await freePort();
+  const running = startProcess(
+    [
+      "scripts/dev.ts",
+      ...(options.args ?? []),
+      "--port",
+      String(port),
+      "--ip",
+      "127.0.0.1",
+      "--persist-to",
+      join(ROOT, ".wrangler", options.stateName),
+    ],
+    ROOT,
+    { CI: "true", BROWSER: "none" },
+  );
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    // Any answer of the worker's own: the JWKS route reads nothing but the signing key.
+    for (;;) {
+      const res = await firstAnswer(`${base}/.well-known/jwks.json`, running, options.readyTimeoutMs);
+      if (res.ok) break;
+    }
+  } catch (error) {
+    await running.stop();
+    throw error;
+  }
+  const adminToken = parseDevVars(readFileSync(join(ROOT, ".dev.vars"), "utf8")).ADMIN_TOKEN ?? "";
+  return { base, adminToken, process: running, stop: () => running.stop() };
+}
