@@ -367,7 +367,7 @@ async function benchOnServer(
   log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
   const kv = [...index.entries, ...sampleEntries(kvSamples)];
   // LoST is served only where a deployment turns it on; the other parts' requests never reach it.
-  const vars = only.has("lost") ? { LOST_ENABLED: "true" } : {};
+  const vars: Record<string, string> = only.has("lost") ? { LOST_ENABLED: "true" } : {};
   const server = await startServer({ kv, log, stateDir: run.state.dir, vars });
   try {
     if (only.has("lookup")) await timeColdKvReads(run, server, lookup, kvSamples);
