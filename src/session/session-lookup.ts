@@ -7,13 +7,12 @@ import type {
   SessionState,
 } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
-import { d1Contacts } from "../contacts/store.ts";
-import type { Env } from "../env.ts";
 import { errorSummary } from "../error-name.ts";
 import { type Problem, problem } from "../problem.ts";
 import {
   type LookupOptions,
   lookupPsaps,
+  type PsapIndexStore,
   PsapIndexUnavailableError,
   type PsapLookupResult,
   type PsapQuery,
@@ -29,17 +28,15 @@ export type SessionLookup =
   | { ok: false; problem: Problem; late?: Promise<PsapLookupResult | null> };
 
 /**
- * The PSAPs for a fix from the deployment's index (`PSAP_INDEX`) with its contact directory's numbers
- * over the imported ones (`DB`), or the problem to answer: any error, or no answer within
- * `lookupTimeoutMs`. `waitUntil` keeps the directory's background refresh alive.
+ * The PSAPs for a fix, or the problem to answer: any error, or no answer within `lookupTimeoutMs`.
+ * `options` bring the contact directory (its numbers over the imported ones) and `waitUntil`.
  */
 export async function lookupForSession(
-  env: Pick<Env, "PSAP_INDEX" | "DB">,
+  store: PsapIndexStore,
   query: PsapQuery,
-  waitUntil: LookupOptions["waitUntil"],
+  options: Pick<LookupOptions, "contacts" | "waitUntil"> = {},
 ): Promise<SessionLookup> {
-  const options = { contacts: d1Contacts(env.DB), waitUntil, limit: PSAP_LIMITS.maxResults };
-  const running = lookupPsaps(env.PSAP_INDEX, query, options);
+  const running = lookupPsaps(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
   const limitMs = PSAP_LIMITS.lookupTimeoutMs;
   try {
     const found = await withTimeout(running, limitMs, () => {

@@ -23,6 +23,7 @@ import type {
   SosCancelResponse,
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
+import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
 import {
   type Checked,
@@ -250,7 +251,10 @@ export class SessionObject extends DurableObject<Env> {
   async #locate(purpose: LocationRequestPurpose, caller: SessionCaller, fix: LocationFix, now: number) {
     const turn = this.#lookups.next(purpose);
     const location = reportedLocation(fix);
-    const lookup = await lookupForSession(this.env, location, (promise) => this.ctx.waitUntil(promise));
+    const lookup = await lookupForSession(this.env.PSAP_INDEX, location, {
+      contacts: d1Contacts(this.env.DB),
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
+    });
 
     // The lookup let other requests in: the end, a newer fix or check, for the SOS's fix a cancel or a
     // new SOS, make this fix deliver nothing.
