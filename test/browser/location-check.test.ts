@@ -114,7 +114,7 @@ async function axeViolations(page: Page): Promise<string[]> {
 }
 
 describe("the location check, through both demo pages", () => {
-  it("shows the checked place and centre within a second of the patient connecting, and keeps them through an SOS whose fix is refused", async () => {
+  it("shows the checked place and centre once the patient connects (the delay is logged; the bench's check part holds the 1 s goal), and keeps them through an SOS whose fix is refused", async () => {
     const session = await newCheckedSession();
     const counselor = await newPage({ viewport: PHONE });
     await counselor.goto(demoUrl("counselor", session.counselor_token));
