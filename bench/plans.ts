@@ -25,6 +25,11 @@ export interface Plans {
   load: { sessions: number };
   /** LoST beside the session location POST (bench/lost.ts): seeded fixes, each timed once per kind. */
   lost: { points: number };
+  /**
+   * The location check beside the SOS loop (bench/check.ts): seeded fixes, each with a fresh session of
+   * each kind, `concurrency` fixes in flight at once.
+   */
+  check: { fixes: number; concurrency: number };
 }
 
 export type PlanSize = "quick" | "full";
@@ -41,6 +46,7 @@ export function plans(size: PlanSize): Plans {
         e2e: { sessions: 100, rounds: 2, spreadMs: 20_000, slices: 4, burstRounds: 1, soloLoops: 30 },
         load: { sessions: 1_000 },
         lost: { points: 500 },
+        check: { fixes: 200, concurrency: 50 },
       }
     : {
         lookup: {
@@ -52,5 +58,6 @@ export function plans(size: PlanSize): Plans {
         e2e: { sessions: 100, rounds: 5, spreadMs: 20_000, slices: 4, burstRounds: 2, soloLoops: 100 },
         load: { sessions: 1_000 },
         lost: { points: 2_000 },
+        check: { fixes: 1_000, concurrency: 100 },
       };
 }

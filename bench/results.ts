@@ -80,6 +80,32 @@ export interface LostResult {
   failed: number;
 }
 
+/**
+ * The location check (issue 30) beside the SOS loop, on the same server and fixes (bench/check.ts): from
+ * the patient socket's opening to the counselor's `location_check`, and from the counselor's trigger to
+ * the counselor's `psap_results`, each timed from the client.
+ */
+export interface CheckResult {
+  /** Fixes whose check and SOS loop both reached the counselor with a PSAP: the timed pairs. */
+  fixes: number;
+  /** Fixes in flight at once. */
+  concurrency: number;
+  check_ms_p50: number;
+  check_ms_p95: number;
+  check_ms_p99: number;
+  sos_ms_p50: number;
+  sos_ms_p95: number;
+  sos_ms_p99: number;
+  /** Checks that reached the counselor socket, and checks asked for that never did. */
+  checks_arrived: number;
+  checks_lost: number;
+  /** Timed fixes whose check named the SOS loop's first PSAP. */
+  agreed: number;
+  disagreements: number;
+  /** Fixes where something else failed (a refused socket or request, an SOS loop with no answer). */
+  failed: number;
+}
+
 export interface MachineInfo {
   cpus: number;
   node: string;
@@ -94,6 +120,8 @@ interface CommonResults {
   machine: MachineInfo;
   /** Absent from runs made before the LoST part existed, and until it has run once. */
   lost?: LostResult;
+  /** Absent from runs made before the location check part existed, and until it has run once. */
+  check?: CheckResult;
 }
 
 export type BenchResults = CommonResults & ({ postgis: PostgisRow[] } | { postgis_skipped: string });
@@ -140,6 +168,21 @@ const KEYS = {
     "session_ms_p50",
     "session_ms_p95",
     "session_ms_p99",
+    "agreed",
+    "disagreements",
+    "failed",
+  ],
+  check: [
+    "fixes",
+    "concurrency",
+    "check_ms_p50",
+    "check_ms_p95",
+    "check_ms_p99",
+    "sos_ms_p50",
+    "sos_ms_p95",
+    "sos_ms_p99",
+    "checks_arrived",
+    "checks_lost",
     "agreed",
     "disagreements",
     "failed",
@@ -203,6 +246,7 @@ export function resultsShapeProblems(value: unknown): string[] {
     "machine",
     hasSkipped && !hasPostgis ? "postgis_skipped" : "postgis",
     ...("lost" in r ? ["lost"] : []),
+    ...("check" in r ? ["check"] : []),
   ];
   sameKeys(r, top, "results", problems, false);
   if (hasPostgis && hasSkipped) problems.push("results: postgis and postgis_skipped both present");
@@ -214,6 +258,7 @@ export function resultsShapeProblems(value: unknown): string[] {
   sameKeys(r.load, KEYS.load, "load", problems);
   sameKeys(r.sdk, KEYS.sdk, "sdk", problems);
   if ("lost" in r) sameKeys(r.lost, KEYS.lost, "lost", problems);
+  if ("check" in r) sameKeys(r.check, KEYS.check, "check", problems);
   sameKeys(r.machine, KEYS.machine, "machine", problems);
   return problems;
 }

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,lost,load] [--datasets ...] [--data DIR]
+// `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,lost,check,load] [--datasets ...] [--data DIR]
 // [--seed N] [--state-dir DIR] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
 // (the issue's shape), latest-detail.json (everything else measured), a copy in results/history,
 // bench/README.md's Performance section, generated from those figures; `accuracy` writes its own section there and results/accuracy.json.
@@ -10,6 +10,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { getHeapStatistics } from "node:v8";
 import { accuracyMarkdown, benchAccuracy, replaceAccuracySection } from "./accuracy-run.ts";
+import { benchCheck } from "./check.ts";
 import { benchE2e } from "./e2e.ts";
 import { fccFiles, loadFccDataset, psapDataDir, REPO_ROOT } from "./fcc.ts";
 import { checkGoals } from "./goals.ts";
@@ -25,6 +26,7 @@ import { type PgServer, startPostgres } from "./postgis/server.ts";
 import { performanceMarkdown, type RunInfo, replacePerformanceSection } from "./readme.ts";
 import {
   type BenchResults,
+  type CheckResult,
   DATASETS,
   type DatasetName,
   type E2eResult,
@@ -41,7 +43,7 @@ import { type BenchServer, startServer } from "./server.ts";
 import { diskStateRoot, type StateRoot, stateRoot } from "./state-dir.ts";
 import { queryPoints, syntheticDataset } from "./synthetic.ts";
 
-const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "lost", "load"] as const;
+const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "lost", "check", "load"] as const;
 type Part = (typeof PARTS)[number];
 const RESULTS_DIR = join(REPO_ROOT, "bench", "results");
 const LATEST = join(RESULTS_DIR, "latest.json");
@@ -140,6 +142,8 @@ interface Figures {
   load: LoadResult | undefined;
   /** Optional in latest.json: runs from before the LoST part have none. */
   lost: LostResult | undefined;
+  /** Optional in latest.json: runs from before the location check part have none. */
+  check: CheckResult | undefined;
 }
 
 async function main(): Promise<number> {
@@ -152,15 +156,16 @@ async function main(): Promise<number> {
   }
   const sdk = only.has("sdk") ? await benchSdkPart(run) : run.prev.sdk;
   const { lookup, postgis, kvSamples } = await benchLookupParts(run);
-  const { e2e, load, lost } = run.prev;
-  const figures: Figures = { sdk, lookup, postgis, e2e, load, lost };
+  const { e2e, load, lost, check } = run.prev;
+  const figures: Figures = { sdk, lookup, postgis, e2e, load, lost, check };
   const serving = serverParts().length > 0 ? await servedDataset(run) : undefined;
   const index = serving ? buildOurIndex(serving, run.haveFcc ? "bench-fcc" : "bench-small") : undefined;
   run.detail.server_index = run.haveFcc ? "fcc" : "synthetic 6,500";
-  if (index && (only.has("lookup") || only.has("e2e") || only.has("lost"))) {
+  if (index && (["lookup", "e2e", "lost", "check"] as const).some((p) => only.has(p))) {
     const measured = await benchOnServer(run, index, figures.lookup, kvSamples);
     figures.e2e = measured.e2e ?? figures.e2e;
     figures.lost = measured.lost ?? figures.lost;
+    figures.check = measured.check ?? figures.check;
     if (only.has("e2e")) await benchE2eOnDisk(run, index);
   }
   if (index && only.has("load")) figures.load = await benchLoadPart(run, index);
@@ -169,7 +174,7 @@ async function main(): Promise<number> {
 
 /** The parts of this run that time a wrangler dev. */
 function serverParts(): Part[] {
-  return (["lookup", "e2e", "lost", "load"] as const).filter((p) => only.has(p));
+  return (["lookup", "e2e", "lost", "check", "load"] as const).filter((p) => only.has(p));
 }
 
 /** The run's context, or the exit code when its state folder cannot be used. */
@@ -356,14 +361,15 @@ async function servedDataset(run: Run): Promise<PsapDataset> {
 
 /**
  * On one wrangler dev (the real worker and the floor, bench/floor): the cold KV reads of the lookup
- * samples, the SOS loop, then LoST beside the session API; the figures of the parts measured.
+ * samples, the SOS loop, LoST beside the session API, then the location check beside the SOS loop;
+ * the figures of the parts measured.
  */
 async function benchOnServer(
   run: Run,
   index: OurIndex,
   lookup: LookupRow[],
   kvSamples: KvSample[],
-): Promise<{ e2e?: E2eResult; lost?: LostResult }> {
+): Promise<{ e2e?: E2eResult; lost?: LostResult; check?: CheckResult }> {
   log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
   const kv = [...index.entries, ...sampleEntries(kvSamples)];
   // LoST is served only where a deployment turns it on; the other parts' requests never reach it.
@@ -373,7 +379,8 @@ async function benchOnServer(
     if (only.has("lookup")) await timeColdKvReads(run, server, lookup, kvSamples);
     const e2e = only.has("e2e") ? await benchE2ePart(run, server) : undefined;
     const lost = only.has("lost") ? await benchLostPart(run, server) : undefined;
-    return { e2e, lost };
+    const check = only.has("check") ? await benchCheckPart(run, server) : undefined;
+    return { e2e, lost, check };
   } finally {
     await server.stop();
     log("server: wrangler dev stopped");
@@ -428,6 +435,30 @@ async function benchLostPart(run: Run, server: BenchServer): Promise<LostResult>
   // A point left unanswered is a finding too, not a sample to drop quietly.
   for (const e of r.detail.errors) log(`  lost: FAILED ${e}`);
   if (r.result.failed > 0) run.failures++;
+  countMismatches(run, r.detail.disagreements);
+  return r.result;
+}
+
+/**
+ * The location check beside the SOS loop on the same server; a check lost, a fix failed or a first PSAP
+ * that differs fails the run.
+ */
+async function benchCheckPart(run: Run, server: BenchServer): Promise<CheckResult> {
+  log("check: the location check beside the SOS loop, same fixes");
+  const r = await benchCheck(server, { ...plan.check, seed }, log);
+  run.detail.check = r.detail;
+  run.info.check = {
+    platforms: r.detail.platforms,
+    planned: r.detail.planned_fixes,
+    concurrency: r.detail.concurrency,
+    seconds: r.detail.seconds,
+    agreed_none: r.detail.agreed_none,
+    request_ms_p50: r.detail.request_ms_p50,
+  };
+  log(`  check: ${JSON.stringify(r.result)}`);
+  for (const e of r.detail.errors) log(`  check: FAILED ${e}`);
+  for (const l of r.detail.lost) log(`  check: LOST ${l}`);
+  if (r.result.failed > 0 || r.result.checks_lost > 0) run.failures++;
   countMismatches(run, r.detail.disagreements);
   return r.result;
 }
@@ -500,7 +531,7 @@ async function benchLoadPart(run: Run, index: OurIndex): Promise<LoadResult> {
  * section; or partial-detail.json while some part has never been measured. The exit code.
  */
 function writeResults(run: Run, figures: Figures): number {
-  const { sdk, lookup, postgis, e2e, load, lost } = figures;
+  const { sdk, lookup, postgis, e2e, load, lost, check } = figures;
   const detail = run.detail;
   mkdirSync(RESULTS_DIR, { recursive: true });
   detail.info = run.info;
@@ -515,7 +546,16 @@ function writeResults(run: Run, figures: Figures): number {
   }
   const machine = run.machine;
   const pg = "rows" in postgis ? { postgis: postgis.rows } : { postgis_skipped: postgis.skipped };
-  const results: BenchResults = { lookup, ...pg, e2e, load, sdk, machine, ...(lost ? { lost } : {}) };
+  const results: BenchResults = {
+    lookup,
+    ...pg,
+    e2e,
+    load,
+    sdk,
+    machine,
+    ...(lost ? { lost } : {}),
+    ...(check ? { check } : {}),
+  };
   const problems = resultsShapeProblems(results);
   writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);
   const goals = checkGoals(results);

@@ -1,6 +1,11 @@
 // Black-box clients for the e2e and load benchmarks: platforms, sessions, sockets with an inbox, the
 // SOS loop and its floor, and a ledger of every message a socket should receive.
-import type { ServerMessage, ServerMessageType, SessionCreateResponse } from "../sdk/src/protocol.ts";
+import type {
+  ServerMessage,
+  ServerMessageType,
+  SessionCreateRequest,
+  SessionCreateResponse,
+} from "../sdk/src/protocol.ts";
 import type { QueryPoint } from "./synthetic.ts";
 
 export interface Platform {
@@ -68,12 +73,16 @@ export async function createPlatforms(target: Target, count: number): Promise<Pl
   );
 }
 
-/** `count` sessions spread round-robin over the platforms (each key stays under its rate limit). */
+/**
+ * `count` sessions spread round-robin over the platforms (each key stays under its rate limit);
+ * `settings` are the create call's optional fields every one of them gets (the location check).
+ */
 export async function createSessions(
   target: Target,
   platforms: readonly Platform[],
   count: number,
   concurrency = 16,
+  settings: Pick<SessionCreateRequest, "location_check"> = {},
 ): Promise<SessionCreateResponse[]> {
   return pool(Array.from({ length: count }), concurrency, (_, i) => {
     const p = platforms[i % platforms.length] as Platform;
@@ -83,6 +92,7 @@ export async function createSessions(
         meeting_id: `bench-meeting-${i}`,
         counselor_id: `bench-counselor-${i}`,
         patient_id: `bench-patient-${i}`,
+        ...settings,
       },
       { "X-API-Key": p.api_key },
     );
