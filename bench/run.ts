@@ -226,7 +226,7 @@ async function benchAccuracyPart(run: Run): Promise<void> {
 
 async function benchSdkPart(run: Run): Promise<SdkResult> {
   log("SDK size");
-  const s = await benchSdkSize(log);
+  const s = await benchSdkSize();
   run.detail.sdk_source = s.source;
   log(`  sdk: ${JSON.stringify(s.result)} from ${s.source}`);
   return s.result;
