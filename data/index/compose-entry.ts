@@ -4,7 +4,7 @@ import { cellToLatLng } from "h3-js";
 import { clipPolygon } from "lineclip";
 import { type EntryDraft, encodeEntry, jurisdictionRank, psapToTuple } from "../../src/psap/format.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
-import { decodeRings, encodeRings, lonShiftToward, QUANTUM, storageBox } from "../../src/psap/geometry.ts";
+import { encodeRingsWithBox, lonShiftToward, QUANTUM } from "../../src/psap/geometry.ts";
 import { type ReachBox, reachBox } from "./area-box-grid.ts";
 import { type BuildContext, EPS_KM, type PreparedArea } from "./build-context.ts";
 import { nearestCandidates } from "./candidates.ts";
@@ -15,12 +15,16 @@ import type { IndexedPsap } from "./dataset.ts";
 const CLIP_MARGIN_KM = 0.5;
 const STATE_RANK = jurisdictionRank("state");
 
-/** The area's rings inside the box (in the node's longitude frame), encoded; empty when nothing is left. */
-function clipArea(area: PreparedArea, box: ReachBox, centreLon: number): string[] {
+/** The area's rings inside the box (in the node's longitude frame), encoded, and their storage box; null when nothing is left. */
+function clipArea(
+  area: PreparedArea,
+  box: ReachBox,
+  centreLon: number,
+): { rings: string[]; box: number[] } | null {
   const g = area.geometry;
   const shift = lonShiftToward(g, centreLon);
-  if (g.maxLat < box.minLat || g.minLat > box.maxLat) return [];
-  if (!box.full && (g.maxLon + shift < box.minLon || g.minLon + shift > box.maxLon)) return [];
+  if (g.maxLat < box.minLat || g.minLat > box.maxLat) return null;
+  if (!box.full && (g.maxLon + shift < box.minLon || g.minLon + shift > box.maxLon)) return null;
   // The box on the storage grid, widened outward, so that cut points on its sides are exact.
   const q = (v: number, up: boolean) => (up ? Math.ceil(v * QUANTUM) : Math.floor(v * QUANTUM)) / QUANTUM;
   const bbox: [number, number, number, number] = box.full
@@ -34,7 +38,8 @@ function clipArea(area: PreparedArea, box: ReachBox, centreLon: number): string[
     const clipped = clipPolygon(points, bbox) as [number, number][];
     if (clipped.length >= 3) rings.push(clipped);
   }
-  return encodeRings(rings);
+  const encoded = encodeRingsWithBox(rings);
+  return encoded.box ? { rings: encoded.rings, box: encoded.box } : null;
 }
 
 /**
@@ -153,12 +158,12 @@ function addAreas(
   near: readonly number[],
   leaf: { lat: number; lon: number; rKm: number; box: ReachBox },
 ): void {
-  const kept: { area: PreparedArea; rings: string[]; members: number[] }[] = [];
+  const kept: { area: PreparedArea; rings: string[]; box: number[]; members: number[] }[] = [];
   const keptPrimaries = new Set<string>();
   for (const i of near) {
     const area = ctx.areas[i] as PreparedArea;
-    const rings = clipArea(area, leaf.box, leaf.lon);
-    if (rings.length === 0) continue;
+    const clipped = clipArea(area, leaf.box, leaf.lon);
+    if (!clipped) continue;
     const members = rankableMembers(
       ctx.psaps,
       area.members,
@@ -172,9 +177,9 @@ function addAreas(
       const p = ctx.psaps[m] as IndexedPsap;
       if (p.type === "primary") keptPrimaries.add(p.id);
     }
-    kept.push({ area, rings, members });
+    kept.push({ area, ...clipped, members });
   }
-  for (const { area, rings, members } of kept) {
+  for (const { area, rings, box, members } of kept) {
     // A secondary ranks right after its primary when both are in the same part: keep it whenever
     // that primary can be returned from this entry at all.
     const attached = area.members.filter((m) => {
@@ -187,7 +192,6 @@ function addAreas(
       );
     });
     const list = [...members, ...attached].sort((a, b) => a - b);
-    const box = storageBox(decodeRings(rings));
     entry.a.push([area.kind, area.id, area.name, area.state, box, rings, list.map((m) => local.index(m))]);
   }
 }

@@ -44,10 +44,20 @@ export interface AreaGeometry {
  * Even-odd rule: holes and islands are just more rings.
  */
 export function encodeRings(rings: readonly Ring[]): string[] {
+  return encodeRingsWithBox(rings).rings;
+}
+
+/**
+ * `encodeRings`, and the storage box of what it encoded ([minLon, minLat, maxLon, maxLat] in storage
+ * units: `storageBox(decodeRings(rings))`, without decoding the rings again). Empty rings: no box.
+ */
+export function encodeRingsWithBox(rings: readonly Ring[]): { rings: string[]; box: number[] | null } {
   let ref: number | undefined;
   const out: string[] = [];
+  const box = [Infinity, Infinity, -Infinity, -Infinity];
   for (const ring of rings) {
-    const parts: string[] = [];
+    const codes: number[] = [];
+    const ringBox = [Infinity, Infinity, -Infinity, -Infinity];
     let prevX = 0;
     let prevY = 0;
     let count = 0;
@@ -58,24 +68,46 @@ export function encodeRings(rings: readonly Ring[]): string[] {
       if (ref === undefined) ref = x;
       x -= FULL_TURN * Math.round((x - ref) / FULL_TURN);
       if (count > 0 && x === prevX && y === prevY) continue;
-      parts.push(varint(x - prevX), varint(y - prevY));
+      pushVarint(codes, x - prevX);
+      pushVarint(codes, y - prevY);
+      widen(ringBox, x, y);
       prevX = x;
       prevY = y;
       count++;
     }
-    if (count >= 3) out.push(parts.join(""));
+    if (count < 3) continue;
+    out.push(charsOf(codes));
+    widen(box, ringBox[0] as number, ringBox[1] as number);
+    widen(box, ringBox[2] as number, ringBox[3] as number);
   }
-  return out;
+  // `+ 0` turns a -0 (Math.round of a tiny negative) into the 0 a decoded vertex would have.
+  return { rings: out, box: out.length > 0 ? box.map((v) => v + 0) : null };
 }
 
-function varint(value: number): string {
+function widen(box: number[], x: number, y: number): void {
+  if (x < (box[0] as number)) box[0] = x;
+  if (y < (box[1] as number)) box[1] = y;
+  if (x > (box[2] as number)) box[2] = x;
+  if (y > (box[3] as number)) box[3] = y;
+}
+
+/** Appends one value's characters (as char codes: a ring's string is made once, at its end). */
+function pushVarint(codes: number[], value: number): void {
   let v = value < 0 ? -2 * value - 1 : 2 * value;
-  let s = "";
   while (v >= 0x20) {
-    s += String.fromCharCode((0x20 | (v & 0x1f)) + 63);
+    codes.push((0x20 | (v & 0x1f)) + 63);
     v = Math.floor(v / 32);
   }
-  return s + String.fromCharCode(v + 63);
+  codes.push(v + 63);
+}
+
+/** The string of `codes`, in slices small enough for one call's arguments. */
+function charsOf(codes: readonly number[]): string {
+  const SLICE = 8192;
+  if (codes.length <= SLICE) return String.fromCharCode(...codes);
+  let s = "";
+  for (let i = 0; i < codes.length; i += SLICE) s += String.fromCharCode(...codes.slice(i, i + SLICE));
+  return s;
 }
 
 /** Thrown for a ring string that is not in the encoding above. */

@@ -17,10 +17,12 @@ import {
   areaLevel,
   decodeRings,
   encodeRings,
+  encodeRingsWithBox,
   INSIDE,
   NEAR_BORDER,
   OUTSIDE,
   type Ring,
+  storageBox,
   toleranceKm,
 } from "../../src/psap/geometry.ts";
 
@@ -285,5 +287,30 @@ describe("distances", () => {
     expect(borderToleranceKm(1500)).toBe(1.5);
     expect(borderToleranceKm(250_000)).toBe(10);
     expect(borderToleranceKm(Number.NaN)).toBe(0.5);
+  });
+});
+
+describe("the storage box given with the encoded rings", () => {
+  it("is the box of the rings decoded again, or null when no ring is left", () => {
+    const vertex = fc.tuple(
+      fc.double({ min: -200, max: 200, noNaN: true }),
+      fc.double({ min: -89, max: 89, noNaN: true }),
+    );
+    // Rings near each other, across the antimeridian, tiny (dropped once rounded) and with repeated vertices.
+    const ring = fc.oneof(
+      fc.array(vertex, { minLength: 0, maxLength: 12 }),
+      fc.array(fc.constantFrom<[number, number]>([179.99999, 10], [-179.99999, 10.00001], [180, 10.00002]), {
+        maxLength: 6,
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(ring, { maxLength: 4 }), (rings) => {
+        const encoded = encodeRingsWithBox(rings);
+        expect(encoded.rings).toEqual(encodeRings(rings));
+        if (encoded.rings.length === 0) expect(encoded.box).toBeNull();
+        else expect(encoded.box).toEqual(storageBox(decodeRings(encoded.rings)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
