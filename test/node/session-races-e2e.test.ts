@@ -3,47 +3,28 @@
 // together leave a trail that matches every answer; every socket the trail shows connected is one a
 // client saw open. Each check waits for the events it needs (never for a clock), so it holds however
 // slow the machine is.
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDevVars } from "../../scripts/dev-vars.ts";
-import { freePort, type RunningProcess, startProcess } from "../support/processes.ts";
+import { type DevServer, startDevServer } from "../support/dev-server.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PERSIST_TO = join(ROOT, ".wrangler/session-races-e2e");
 const READY_TIMEOUT_MS = 170_000;
 /** How long a check waits for an event before it fails: generous, as the machine may be busy. */
 const EVENT_TIMEOUT_MS = 60_000;
 /** Rounds of each check (RACE_ROUNDS=50 for a long hunt on a loaded machine). */
 const ROUNDS = Number(process.env.RACE_ROUNDS ?? 3);
 
-let server: RunningProcess | undefined;
+let server: DevServer | undefined;
 let base = "";
 let platformId = "";
 let apiKey = "";
 
 beforeAll(async () => {
-  const port = await freePort();
-  server = startProcess(
-    ["scripts/dev.ts", "--demo", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", PERSIST_TO],
-    ROOT,
-    { CI: "true", BROWSER: "none" },
-  );
-  base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (server.child.exitCode !== null) throw new Error(`npm run dev exited:\n${server.output()}`);
-    if (Date.now() > deadline)
-      throw new Error(`npm run dev did not answer:\n${server.output().slice(-6000)}`);
-    try {
-      if ((await fetch(`${base}/.well-known/jwks.json`, { signal: AbortSignal.timeout(2_000) })).ok) break;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  const admin = parseDevVars(readFileSync(join(ROOT, ".dev.vars"), "utf8")).ADMIN_TOKEN ?? "";
+  server = await startDevServer({
+    stateName: "session-races-e2e",
+    args: ["--demo"],
+    readyTimeoutMs: READY_TIMEOUT_MS,
+  });
+  base = server.base;
+  const admin = server.adminToken;
   const created = await fetch(`${base}/v1/admin/platforms`, {
     method: "POST",
     headers: { Authorization: `Bearer ${admin}`, "Content-Type": "application/json" },
@@ -59,7 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // What the dev server's own proxy did under load (a dropped connection to the worker, a retried GET):
   // shown, as it explains a socket the trail shows that no client saw open.
-  const proxy = (server?.output() ?? "")
+  const proxy = (server?.process.output() ?? "")
     .split("\n")
     .filter((line) => /ProxyWorker|dropped connection/.test(line));
   if (proxy.length > 0) console.warn(`npm run dev's proxy:\n${proxy.join("\n")}`);

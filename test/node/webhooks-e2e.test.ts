@@ -2,18 +2,12 @@
 // A whole SOS arrives signed (checked with `standardwebhooks`, as a platform would), a 500 is retried with
 // the same id, nothing arrives once the webhook is removed, and with a receiver that refuses each event's
 // first request every event of a session still arrives within a minute (each on its own retry schedule).
-import { readFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseDevVars } from "../../scripts/dev-vars.ts";
-import { freePort, type RunningProcess, startProcess } from "../support/processes.ts";
+import { type DevServer, startDevServer } from "../support/dev-server.ts";
+import { freePort } from "../support/processes.ts";
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** Local state of this test's server, apart from a developer's (kept between runs: the demo data loads once). */
-const PERSIST_TO = join(ROOT, ".wrangler/webhooks-e2e");
 const READY_TIMEOUT_MS = 170_000;
 /** The patient's fix (central Chicago, in the demo data) and the address on file: never in a webhook. */
 const FIX = { latitude: 41.87912, longitude: -87.63623, accuracy: 18 };
@@ -26,7 +20,7 @@ interface Received {
   answered: number;
 }
 
-let server: RunningProcess | undefined;
+let server: DevServer | undefined;
 let receiver: Server | undefined;
 let base = "";
 let hookUrl = "";
@@ -65,26 +59,14 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => receiver?.listen(receiverPort, "127.0.0.1", resolve));
   hookUrl = `http://127.0.0.1:${receiverPort}/hooks/sos`;
 
-  const port = await freePort();
-  server = startProcess(
-    ["scripts/dev.ts", "--demo", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", PERSIST_TO],
-    ROOT,
-    { CI: "true", BROWSER: "none" },
-  );
-  base = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    if (server.child.exitCode !== null) throw new Error(`npm run dev exited:\n${server.output()}`);
-    if (Date.now() > deadline)
-      throw new Error(`npm run dev did not answer:\n${server.output().slice(-6000)}`);
-    try {
-      if ((await fetch(`${base}/.well-known/jwks.json`, { signal: AbortSignal.timeout(2_000) })).ok) break;
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-  adminToken = parseDevVars(readFileSync(join(ROOT, ".dev.vars"), "utf8")).ADMIN_TOKEN ?? "";
+  // Local state of this test's server, apart from a developer's (kept between runs: the demo data loads once).
+  server = await startDevServer({
+    stateName: "webhooks-e2e",
+    args: ["--demo"],
+    readyTimeoutMs: READY_TIMEOUT_MS,
+  });
+  base = server.base;
+  adminToken = server.adminToken;
   expect(adminToken).not.toBe("");
 }, READY_TIMEOUT_MS + 10_000);
 
@@ -114,7 +96,7 @@ async function waitUntil(what: string, check: () => boolean, timeoutMs: number):
     if (Date.now() > deadline) {
       const seen = received.map((r) => `${JSON.parse(r.body).type} → ${r.answered}`);
       throw new Error(
-        `timed out waiting for ${what}; received ${JSON.stringify(seen)}\n${server?.output().slice(-4000)}`,
+        `timed out waiting for ${what}; received ${JSON.stringify(seen)}\n${server?.process.output().slice(-4000)}`,
       );
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
