@@ -1,9 +1,9 @@
-// `npm run dev [-- --demo] [-- wrangler dev flags]`: prepares what local development needs, then runs
+// `npm run dev [-- --demo] [-- wrangler dev flags]`: prepares what local development needs and runs
 // `wrangler dev`: .dev.vars (secrets and the demo platform), local D1 migrations and the demo platform's
-// rows, the PSAP data asked for (the real registry from data/bundle, or the demo set with --demo), the SDK
-// build when missing; then the server, and a banner once it answers. Every step is idempotent: a second
-// run reuses what the first made. Whichever process a Ctrl-C or SIGTERM reaches, every process this
-// script started stops (scripts/dev-stop.ts).
+// rows, the SDK build when missing; then the server, while the PSAP data asked for (the real registry from
+// data/bundle, or the demo set with --demo) is still being imported; and a banner once the server answers
+// and the data is in. Every step is idempotent: a second run reuses what the first made. Whichever process
+// a Ctrl-C or SIGTERM reaches, every process this script started stops (scripts/dev-stop.ts).
 import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { connect, createServer } from "node:net";
@@ -17,6 +17,11 @@ import { exitAfterChildren, signalStatus, stop, stopOnSignals, track } from "./d
 import { prepareDevVars } from "./dev-vars.ts";
 
 const DEFAULT_PORT = 8787;
+/**
+ * The banner's first words: printed once the server answers and the PSAP data is loaded. A test waits for
+ * them, not for the server's first answer (the server starts while the data still loads).
+ */
+export const READY_BANNER = "SOS service: local development (ready";
 /** wrangler's own default host. */
 const DEFAULT_HOST = "localhost";
 
@@ -93,35 +98,25 @@ async function main(argv: string[]): Promise<number> {
       : ".dev.vars: reusing ADMIN_TOKEN, JWT_SIGNING_KEY and the demo platform",
   );
   const demo: DemoPlatform = { platformId: secrets.DEMO_PLATFORM_ID, apiKey: secrets.DEMO_API_KEY };
-  // Three independent steps at once: the D1 steps and the PSAP import each run wrangler's local runtime,
-  // on the same state folder but on different stores (D1, KV); the SDK build touches neither.
-  const [, psapData] = await Promise.all([
-    (async () => {
-      await wrangler(
-        ["d1", "migrations", "apply", "DB", "--local", ...flags.shared],
-        "applying the local D1 migrations failed",
-      );
-      await wrangler(
-        ["d1", "execute", "DB", "--local", "--command", await demoPlatformSql(demo), ...flags.shared],
-        "writing the demo platform to the local D1 failed",
-      );
-      log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
-    })(),
-    loadPsapData(flags.persistTo, demoData),
-    buildIfMissing(flags.assets),
-  ]);
-  if (psapData) log(`PSAP data: ${psapData.dataVersion}, ${psapData.psaps} PSAPs`);
+  // The PSAP import, by far the longest step, runs beside the server's own start: wrangler dev needs
+  // only the D1 tables and the pages. Until the import ends a lookup answers 503 psap_index_unavailable,
+  // and the banner, which says the service is ready, waits for it. The D1 steps and the import each run
+  // wrangler's local runtime on the same state folder, but on different stores (D1, KV).
+  const psapLoading = loadPsapData(flags.persistTo, demoData);
+  await Promise.all([prepareD1(demo, flags), buildIfMissing(flags.assets)]);
 
   // Left alone, wrangler moves on silently when 8787 is taken: choose the port, so the banner is right.
   const port =
     flags.port ?? (await freePort(flags.ip === "*" ? "0.0.0.0" : flags.ip.replace(/^\[|\]$/g, "")));
   const url = serverUrl(flags, port);
-  log(`setup done in ${((Date.now() - started) / 1000).toFixed(1)} s; starting wrangler dev on ${url}`);
+  log(`starting wrangler dev on ${url} after ${seconds(started)} s; the PSAP data is still loading`);
   log("wrangler lists the bindings, then again once its local dev registry connects: the same table");
   const wranglerArgs = ["dev", ...args, ...(flags.port === undefined ? ["--port", String(port)] : [])];
   return runWranglerDev(
     wranglerArgs,
     async () => {
+      const psapData = await psapLoading;
+      if (psapData) log(`PSAP data: ${psapData.dataVersion}, ${psapData.psaps} PSAPs`);
       const phones = await phoneCoverage(url, secrets.ADMIN_TOKEN);
       console.log(
         banner({
@@ -136,6 +131,23 @@ async function main(argv: string[]): Promise<number> {
     },
     url,
   );
+}
+
+function seconds(since: number): string {
+  return ((Date.now() - since) / 1000).toFixed(1);
+}
+
+/** The local D1 tables (migrations) and the demo platform's rows. */
+async function prepareD1(demo: DemoPlatform, flags: DevFlags): Promise<void> {
+  await wrangler(
+    ["d1", "migrations", "apply", "DB", "--local", ...flags.shared],
+    "applying the local D1 migrations failed",
+  );
+  await wrangler(
+    ["d1", "execute", "DB", "--local", "--command", await demoPlatformSql(demo), ...flags.shared],
+    "writing the demo platform to the local D1 failed",
+  );
+  log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
 }
 
 /** What the pages need from the build: the modules, their typings, the console map's county outlines. */
@@ -210,7 +222,7 @@ export function banner(f: BannerFacts): string {
   const demoData = f.psapData?.dataVersion === DEMO_DATA_VERSION;
   return [
     "",
-    `  SOS service: local development (ready in ${f.seconds.toFixed(1)} s)`,
+    `  ${READY_BANNER} in ${f.seconds.toFixed(1)} s)`,
     "",
     ...rows.map(([label, value]) => `  ${label.padEnd(width)}  ${value}`),
     "",

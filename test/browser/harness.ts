@@ -4,8 +4,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContextOptions, chromium } from "playwright-core";
+import { READY_BANNER } from "../../scripts/dev.ts";
 import { parseDevVars } from "../../scripts/dev-vars.ts";
-import { freePort, startProcess } from "../support/processes.ts";
+import { freePort, startProcess, waitForOutput } from "../support/processes.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const CHROMIUM = "/usr/bin/chromium";
@@ -95,6 +96,8 @@ export async function startService(): Promise<Service> {
   try {
     const apiBase = `http://127.0.0.1:${port}`;
     await waitUntilReady(`${apiBase}/.well-known/jwks.json`, child, log);
+    // The server answers while the PSAP data may still be loading: the banner says both are ready.
+    await waitForOutput(server, READY_BANNER, READY_TIMEOUT_MS);
     // Without PSAP data every lookup fails later with a vague timeout: say so now, with the log.
     if (/loading (the demo|the real) PSAP data.* failed/.test(server.output())) {
       throw new Error(`npm run dev could not load its PSAP data:\n${log()}`);

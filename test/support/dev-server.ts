@@ -1,10 +1,11 @@
 // `npm run dev` (scripts/dev.ts) for an end-to-end test: on a free loopback port, with its own local state,
-// ready once it answers; its admin token read from the .dev.vars it wrote. Always stopped by the caller.
+// ready once it prints its banner (it answers, and its PSAP data is loaded); its admin token read from the .dev.vars it wrote. Always stopped by the caller.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { READY_BANNER } from "../../scripts/dev.ts";
 import { parseDevVars } from "../../scripts/dev-vars.ts";
-import { firstAnswer, freePort, type RunningProcess, startProcess } from "./processes.ts";
+import { firstAnswer, freePort, type RunningProcess, startProcess, waitForOutput } from "./processes.ts";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -46,6 +47,8 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
       const res = await firstAnswer(`${base}/.well-known/jwks.json`, running, options.readyTimeoutMs);
       if (res.ok) break;
     }
+    // The server answers while the PSAP data may still be loading: the banner says both are ready.
+    await waitForOutput(running, READY_BANNER, options.readyTimeoutMs);
   } catch (error) {
     await running.stop();
     throw error;
