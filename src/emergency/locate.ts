@@ -138,9 +138,15 @@ const US_RINGS: readonly Ring[] = borders.features.flatMap((f) => {
  * The distance is measured exactly against the library's borders, in a flat local projection around the fix (within 2 % of
  * the great-circle distance up to 100 km); what limits the answer is those borders' own precision (a few hundred
  * metres at the crossings tested), so the lookup should also count a fix inside a US county as in the US.
+ * `located`: the fix's `locateCountry`, when the caller has it already.
  */
-export function withinReachOfUs(latitude: number, longitude: number, accuracyM: number | null): boolean {
-  if (locateCountry(latitude, longitude).country === "US") return true;
+export function withinReachOfUs(
+  latitude: number,
+  longitude: number,
+  accuracyM: number | null,
+  located: CountryLocation = locateCountry(latitude, longitude),
+): boolean {
+  if (located.country === "US") return true;
   const radiusM = Math.max(accuracyM ?? 0, PSAP_LIMITS.minBorderToleranceM);
   return nearestUsBorderM(latitude, longitude, radiusM) <= radiusM;
 }

@@ -3,13 +3,14 @@
 import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
 import { type ContactSource, currentContacts, withContacts } from "../contacts/overlay.ts";
+import type { CountryLocation } from "../emergency/index.ts";
 import { LruCache } from "../lru-cache.ts";
 import { decodeEntry, type RankableEntry } from "./decode.ts";
 import { type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
 import { MalformedRingError, toleranceKm } from "./geometry.ts";
 import { rankEntry } from "./rank.ts";
 import { CellTree } from "./tree.ts";
-import { describeArea, emergencyNumbersAt, isOutsideUs } from "./where.ts";
+import { countryOfFix, describeArea, emergencyNumbersAt, isOutsideUs } from "./where.ts";
 
 export interface PsapQuery {
   latitude: number;
@@ -165,8 +166,13 @@ function validCoordinate(q: PsapQuery): boolean {
 }
 
 /** No US PSAP for this fix: where it is, what to dial there, no records. */
-function outsideCoverage(lat: number, lon: number, manifest: IndexManifest): PsapLookupResult {
-  const area = describeArea(lat, lon, null, null);
+function outsideCoverage(
+  lat: number,
+  lon: number,
+  country: () => CountryLocation,
+  manifest: IndexManifest,
+): PsapLookupResult {
+  const area = describeArea(lat, lon, null, null, null, country);
   return {
     psaps: [],
     area,
@@ -207,9 +213,10 @@ export async function lookupPsaps(
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const tolerance = toleranceKm(query.accuracy, PSAP_LIMITS.minBorderToleranceM, manifest.max_tolerance_km);
 
+  const country = countryOfFix(lat, lon);
   const located = pointer.tree.locate(lat, lon);
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
-  if (located.kind === "empty") return outsideCoverage(lat, lon, manifest);
+  if (located.kind === "empty") return outsideCoverage(lat, lon, country, manifest);
   const key = located.key;
   const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
@@ -224,9 +231,9 @@ export async function lookupPsaps(
     throw new PsapLookupFailedError("A PSAP index entry is corrupt", { cause });
   }
   // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
-  if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null))
-    return outsideCoverage(lat, lon, manifest);
-  const area = describeArea(lat, lon, ranked.place, ranked.county, ranked.nearCounty);
+  if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null, country))
+    return outsideCoverage(lat, lon, country, manifest);
+  const area = describeArea(lat, lon, ranked.place, ranked.county, ranked.nearCounty, country);
   const numbers = contacts instanceof Promise ? await contacts : contacts;
   const result: PsapLookupResult = {
     psaps: numbers && numbers.size > 0 ? withContacts(ranked.psaps, numbers) : ranked.psaps,
