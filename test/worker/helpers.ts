@@ -1,9 +1,11 @@
 // Test helpers: call the worker, create platforms and sessions, and hold sockets with a message inbox.
 import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
+import { afterEach, beforeEach, expect, type MockInstance, vi } from "vitest";
 import { type BuiltIndex, buildIndex } from "../../data/index/build.ts";
 import type { ServerMessage, ServerMessageType, SessionCreateResponse } from "../../sdk/src/protocol.ts";
 import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import type { SessionRecord } from "../../src/session/record.ts";
 
 export const BASE = "http://sos.test";
 export const ADMIN_HEADERS = { Authorization: "Bearer test-admin-token" };
@@ -81,6 +83,31 @@ export function eventsWithoutTimes(events: unknown): string {
 
 export function sessionStubOf(sessionId: string) {
   return env.SESSIONS.get(env.SESSIONS.idFromName(sessionId));
+}
+
+/** The session's record as its object stored it (undefined once purged). */
+export function storedRecord(sessionId: string): Promise<SessionRecord | undefined> {
+  return runInDurableObject(sessionStubOf(sessionId), (_instance, state) =>
+    state.storage.get<SessionRecord>("session"),
+  );
+}
+
+/**
+ * Spies on every console level during each test of the file and, after it, fails if any line logged
+ * holds one of `secrets` (a position's digits, the address on file): whatever the test did.
+ */
+export function expectNeverLogged(secrets: readonly string[]): void {
+  let spies: MockInstance[] = [];
+  beforeEach(() => {
+    spies = (["log", "info", "warn", "error", "debug"] as const).map((level) => vi.spyOn(console, level));
+  });
+  afterEach(() => {
+    for (const spy of spies) {
+      const text = JSON.stringify(spy.mock.calls);
+      for (const secret of secrets) expect(text).not.toContain(secret);
+      spy.mockRestore();
+    }
+  });
 }
 
 /** A client socket that keeps every message it receives, so a test can wait for the next of a type. */

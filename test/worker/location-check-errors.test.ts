@@ -1,13 +1,8 @@
-// POST .../location-check refused, in the contract's order (401, 403, 404, 410, 413, 415, 400, 409; 429
-// at any point; 503 when the PSAP data cannot be read, with nothing recorded), the races with an SOS while
-// a check is looked up, and the route and fields as the OpenAPI document describes them.
-import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { importJWK, SignJWT } from "jose";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { SessionCreateResponse } from "../../sdk/src/protocol.ts";
 import type { PsapIndexStore } from "../../src/psap/lookup.ts";
-import type { SessionRecord } from "../../src/session/record.ts";
 import {
   asCounselor,
   asPatient,
@@ -20,7 +15,7 @@ import {
   SESSION_BODY,
   seedPsapIndex,
   sessionPath,
-  sessionStubOf,
+  storedRecord,
   type TestPlatform,
 } from "./helpers.ts";
 
@@ -55,12 +50,6 @@ async function expectProblem(res: Response, status: number, code: string): Promi
   expect(res.status).toBe(status);
   expect(res.headers.get("Content-Type")).toBe("application/problem+json");
   expect(await res.json()).toMatchObject({ status, code });
-}
-
-function stored(sessionId: string): Promise<SessionRecord | undefined> {
-  return runInDurableObject(sessionStubOf(sessionId), (_instance, state) =>
-    state.storage.get<SessionRecord>("session"),
-  );
 }
 
 /** The session's own patient token, re-signed by the service's key with an `exp` in the past. */
@@ -193,7 +182,7 @@ describe("the order of refusals", () => {
     const text = await res.clone().text();
     await expectProblem(res, 400, code);
     expect(text).not.toMatch(/41\.79|87\.59/);
-    expect((await stored(session.session_id))?.check).toBeNull();
+    expect((await storedRecord(session.session_id))?.check).toBeNull();
   });
 
   it("429 past 30 requests in 10 s, shared with the SOS location, with a Retry-After of at most 10 s", async () => {
@@ -207,7 +196,7 @@ describe("the order of refusals", () => {
     const retryAfter = Number(refused.headers.get("Retry-After"));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(10);
-    expect((await stored(session.session_id))?.check?.outcome).toBe("timeout");
+    expect((await storedRecord(session.session_id))?.check?.outcome).toBe("timeout");
   });
 });
 
@@ -251,7 +240,7 @@ describe("a PSAP lookup that fails", () => {
     await expectProblem(await asPatient(session, PATH, CHECK_FIX), 503, "psap_lookup_failed");
     const read = await (await asPlatform(platform, sessionPath(session))).json<Record<string, unknown>>();
     expect(read.location_checked_at).toBeNull();
-    expect((await stored(session.session_id))?.check).toBeNull();
+    expect((await storedRecord(session.session_id))?.check).toBeNull();
     const patient = await openSocket(session.patient_token);
     expect((await patient.waitFor("location_request")).purpose).toBe("check");
   });
@@ -272,7 +261,7 @@ describe("a check looked up while the SOS moves on", () => {
     expect((await locating).status).toBe(200);
     await counselor.waitFor("location_check");
     await counselor.waitFor("psap_results");
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record).toMatchObject({ state: "sos", location: { ...SOS_FIX } });
     expect(record?.check?.location).toEqual({ ...CHECK_FIX });
     const later = await openSocket(session.counselor_token);
@@ -291,7 +280,7 @@ describe("a check looked up while the SOS moves on", () => {
     held.release();
     expect((await checking).status).toBe(200);
     expect((await counselor.waitFor("location_check")).outcome).toBe("located");
-    expect(await stored(session.session_id)).toMatchObject({
+    expect(await storedRecord(session.session_id)).toMatchObject({
       state: "active",
       check: { outcome: "located" },
     });
@@ -308,7 +297,7 @@ describe("a check looked up while the SOS moves on", () => {
     await expectProblem(await checking, 410, "session_ended");
     await counselor.waitForClose();
     expect(counselor.all("location_check")).toHaveLength(0);
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.check).toBeNull();
     expect(record?.location_checked_at).toBeNull();
   });

@@ -2,15 +2,15 @@
 // patient socket, shown to counselors (patients get no location and no address), replaced by each new
 // check, carried through an SOS until its own fix arrives, kept by a cancel, erased by the end and expiry,
 // and told to the audit trail with its outcome, country and state only.
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { LocationCheckMessage, SessionCreateResponse, SessionView } from "../../sdk/src/protocol.ts";
-import type { SessionRecord } from "../../src/session/record.ts";
 import {
   asCounselor,
   asPatient,
   asPlatform,
   eventsWithoutTimes,
+  expectNeverLogged,
   newPlatform,
   newSession,
   openSocket,
@@ -20,6 +20,7 @@ import {
   sessionPath,
   sessionStubOf,
   shiftClock,
+  storedRecord,
   type TestPlatform,
 } from "./helpers.ts";
 
@@ -32,33 +33,17 @@ const GARY = { latitude: 41.6, longitude: -87.35, accuracy: 10 };
 const ADDRESS = "5801 S Ellis Ave, Chicago, IL 60637";
 const CHECK_DIGITS = ["41.793", "87.598", "41.79312", "-87.59817"];
 
-let logs: MockInstance[] = [];
 beforeAll(async () => {
   await seedPsapIndex();
 });
-beforeEach(() => {
-  logs = (["log", "info", "warn", "error", "debug"] as const).map((level) => vi.spyOn(console, level));
-});
-afterEach(() => {
-  // Whatever happened in the test, no log line held the check's position or the address on file.
-  for (const spy of logs) {
-    const text = JSON.stringify(spy.mock.calls);
-    for (const secret of [...CHECK_DIGITS, "Ellis"]) expect(text).not.toContain(secret);
-    spy.mockRestore();
-  }
-});
+// Whatever happened in a test, no log line held the check's position or the address on file.
+expectNeverLogged([...CHECK_DIGITS, "Ellis"]);
 
 async function checkedSession(platform?: TestPlatform, extra: Record<string, unknown> = {}) {
   const owner = platform ?? (await newPlatform());
   const body = { ...SESSION_BODY, patient_address: ADDRESS, location_check: "at_start", ...extra };
   const session = await newSession(owner, body);
   return { platform: owner, session };
-}
-
-function stored(sessionId: string): Promise<SessionRecord | undefined> {
-  return runInDurableObject(sessionStubOf(sessionId), (_instance, state) =>
-    state.storage.get<SessionRecord>("session"),
-  );
 }
 
 async function read(platform: TestPlatform, session: SessionCreateResponse): Promise<SessionView> {
@@ -209,7 +194,10 @@ describe("a session created with location_check: at_start", () => {
     const last = await openSocket(session.counselor_token);
     expect((await last.waitFor("location_check")).outcome).toBe("timeout");
     expect(JSON.stringify(last.received)).not.toContain("87.35");
-    expect((await stored(session.session_id))?.check).toMatchObject({ outcome: "timeout", location: null });
+    expect((await storedRecord(session.session_id))?.check).toMatchObject({
+      outcome: "timeout",
+      location: null,
+    });
   });
 
   it("takes a check during an SOS too, without answering the SOS", async () => {
@@ -221,7 +209,7 @@ describe("a session created with location_check: at_start", () => {
     expect((await patient.waitFor("location_request", 2)).purpose).toBe("sos");
     expect((await asPatient(session, "/location-check", CHECK_FIX)).status).toBe(200);
     expect(located(await counselor.waitFor("location_check")).location).toEqual(CHECK_FIX);
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record).toMatchObject({ state: "sos", location: null, latest_result: null });
     expect(record?.location_deadline_at).not.toBeNull();
     expect(counselor.all("psap_results")).toHaveLength(0);
@@ -340,7 +328,7 @@ describe("the check during an SOS", () => {
     await asCounselor(session, "/sos");
     await asPatient(session, "/sos/location", SOS_FIX);
     expect((await asCounselor(session, "/sos/cancel")).status).toBe(200);
-    const afterCancel = await stored(session.session_id);
+    const afterCancel = await storedRecord(session.session_id);
     expect(afterCancel?.location).toBeNull();
     expect(afterCancel?.check).toMatchObject({ outcome: "located", location: { ...CHECK_FIX } });
     const counselor = await openSocket(session.counselor_token);
@@ -349,7 +337,7 @@ describe("the check during an SOS", () => {
     const checkedAt = (await read(platform, session)).location_checked_at;
     expect(checkedAt).not.toBeNull();
     expect((await asPlatform(platform, sessionPath(session, "/end"), "POST")).status).toBe(200);
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.check).toBeNull();
     const kept = JSON.stringify(record);
     for (const secret of [...CHECK_DIGITS, "41.8819", "Ellis"]) expect(kept).not.toContain(secret);
@@ -365,7 +353,7 @@ describe("the check during an SOS", () => {
     } finally {
       restore();
     }
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.state).toBe("expired");
     expect(record?.check).toBeNull();
     for (const secret of CHECK_DIGITS) expect(JSON.stringify(record)).not.toContain(secret);

@@ -2,12 +2,12 @@
 // never in an audit event, a log line, the patient's answers or the patient's socket.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
-import { afterEach, beforeAll, beforeEach, describe, expect, it, type MockInstance, vi } from "vitest";
-import type { SessionRecord } from "../../src/session/record.ts";
+import { beforeAll, describe, expect, it } from "vitest";
 import {
   asCounselor,
   asPatient,
   asPlatform,
+  expectNeverLogged,
   newPlatform,
   newSession,
   openSocket,
@@ -17,32 +17,18 @@ import {
   sessionPath,
   sessionStubOf,
   shiftClock,
+  storedRecord,
   type TestPlatform,
 } from "./helpers.ts";
 
 const ADDRESS = "Apt 4B, 1200 W Harrison St, Chicago, IL 60607";
 const CHICAGO = { latitude: 41.8819, longitude: -87.6278, accuracy: 25 };
 
-let logs: MockInstance[] = [];
 beforeAll(async () => {
   await seedPsapIndex();
 });
-beforeEach(() => {
-  logs = (["log", "info", "warn", "error", "debug"] as const).map((level) => vi.spyOn(console, level));
-});
-afterEach(() => {
-  // Whatever happened in the test, no log line held the address.
-  for (const spy of logs) {
-    for (const args of spy.mock.calls) expect(JSON.stringify(args)).not.toContain("Harrison");
-    spy.mockRestore();
-  }
-});
-
-function stored(sessionId: string): Promise<SessionRecord | undefined> {
-  return runInDurableObject(sessionStubOf(sessionId), (_instance, state) =>
-    state.storage.get<SessionRecord>("session"),
-  );
-}
+// Whatever happened in a test, no log line held the address.
+expectNeverLogged(["Harrison"]);
 
 async function withAddress(platform?: TestPlatform) {
   const owner = platform ?? (await newPlatform());
@@ -98,7 +84,7 @@ describe("the address on file", () => {
       state: "active",
       patient_address: ADDRESS,
     });
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.patient_address).toBe(ADDRESS);
     expect(record?.location).toBeNull();
   });
@@ -110,7 +96,7 @@ describe("the address on file", () => {
     await asPlatform(platform, sessionPath(session, "/end"), "POST");
     await counselor.waitFor("session_ended");
     expect(counselor.all("session_state").at(-1)).toMatchObject({ state: "ended", patient_address: null });
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.patient_address).toBeNull();
     expect(JSON.stringify(record)).not.toContain("Harrison");
   });
@@ -128,7 +114,7 @@ describe("the address on file", () => {
     } finally {
       restore();
     }
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.state).toBe("expired");
     expect(JSON.stringify(record)).not.toContain("Harrison");
   });

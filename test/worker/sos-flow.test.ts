@@ -1,7 +1,6 @@
 // The SOS flow over real sockets: trigger, location request, lookup, results to both, and everything around it.
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { SessionRecord } from "../../src/session/record.ts";
 import {
   asCounselor,
   asPatient,
@@ -15,6 +14,7 @@ import {
   sessionPath,
   sessionStubOf,
   shiftClock,
+  storedRecord,
   type TestPlatform,
 } from "./helpers.ts";
 
@@ -23,12 +23,6 @@ const CHICAGO_LOOP = { latitude: 41.8819, longitude: -87.6278, accuracy: 25 };
 beforeAll(async () => {
   await seedPsapIndex();
 });
-
-async function storedRecord(sessionId: string): Promise<SessionRecord | undefined> {
-  return runInDurableObject(sessionStubOf(sessionId), (_instance, state) =>
-    state.storage.get<SessionRecord>("session"),
-  );
-}
 
 async function liveSession(platform?: TestPlatform, body: Record<string, unknown> = SESSION_BODY) {
   const owner = platform ?? (await newPlatform());

@@ -1,7 +1,4 @@
-// A lookup still running when the SOS moves on: its result reaches only the SOS (and the fix) that asked.
-import { runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { SessionRecord } from "../../src/session/record.ts";
 import {
   asCounselor,
   asPatient,
@@ -12,7 +9,7 @@ import {
   replaceObjectIndex,
   seedPsapIndex,
   sessionPath,
-  sessionStubOf,
+  storedRecord,
 } from "./helpers.ts";
 
 const CHICAGO = { latitude: 41.8819, longitude: -87.6278, accuracy: 25 };
@@ -60,12 +57,6 @@ async function liveSos() {
   return { platform, session, counselor, patient };
 }
 
-function stored(sessionId: string): Promise<SessionRecord | undefined> {
-  return runInDurableObject(sessionStubOf(sessionId), (_instance, state) =>
-    state.storage.get<SessionRecord>("session"),
-  );
-}
-
 describe("a lookup in flight", () => {
   it("delivers nothing into a new SOS after a cancel and a fresh trigger", async () => {
     const { session, counselor, patient } = await liveSos();
@@ -83,7 +74,7 @@ describe("a lookup in flight", () => {
     await new Promise((r) => setTimeout(r, 100));
     expect(counselor.all("psap_results")).toHaveLength(0);
     expect(patient.all("psap_results")).toHaveLength(0);
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.state).toBe("sos");
     expect(record?.latest_result).toBeNull();
     expect(record?.location).toBeNull();
@@ -100,7 +91,7 @@ describe("a lookup in flight", () => {
     slow.release();
     expect((await located).status).toBe(409);
     expect(counselor.all("psap_results")).toHaveLength(0);
-    expect((await stored(session.session_id))?.location).toBeNull();
+    expect((await storedRecord(session.session_id))?.location).toBeNull();
   });
 
   it("delivers nothing after the end, and answers 410", async () => {
@@ -113,7 +104,7 @@ describe("a lookup in flight", () => {
     const res = await located;
     expect(res.status).toBe(410);
     expect(counselor.all("psap_results")).toHaveLength(0);
-    const record = await stored(session.session_id);
+    const record = await storedRecord(session.session_id);
     expect(record?.location).toBeNull();
     expect(record?.latest_result).toBeNull();
   });
@@ -135,6 +126,6 @@ describe("a lookup in flight", () => {
     expect(delivered.result_id).toBe(newer.result_id);
     await new Promise((r) => setTimeout(r, 100));
     expect(counselor.all("psap_results")).toHaveLength(1);
-    expect((await stored(session.session_id))?.location).toEqual(GARY);
+    expect((await storedRecord(session.session_id))?.location).toEqual(GARY);
   });
 });
