@@ -4,13 +4,13 @@
 // their own names, honest distances, the map's markers, the patient page's number to call and honest
 // location status, a patient abroad, and axe-core on both pages at both widths.
 import { mkdirSync, readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseDevVars } from "../../scripts/dev-vars.ts";
 import type { SessionCreateResponse } from "../../sdk/src/protocol.ts";
 import { launchChromium, ROOT, type Service, startService, waitFor } from "./harness.ts";
+import { axeViolations, byId, inFirstScreen, text } from "./page-checks.ts";
 
 /** Hazel Crest, Illinois: Southland Dispatch Center (FCC 8927) answers inside its city limits. */
 const HAZEL_CREST = { latitude: 41.5725, longitude: -87.6945, accuracy: 25 };
@@ -33,7 +33,6 @@ const PHONE = { width: 360, height: 640 };
 const DESKTOP = { width: 1280, height: 720 };
 /** The call action's red (var(--sos)). */
 const RED = "rgb(180, 35, 24)";
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 let service: Service;
 let browser: Browser;
@@ -80,9 +79,6 @@ function demoUrl(page: "counselor" | "patient", token: string): string {
   return `${service.pageBase}/demo/${page}.html#${new URLSearchParams({ token, api: service.apiBase })}`;
 }
 
-const text = async (page: Page, selector: string) =>
-  ((await page.locator(selector).textContent()) ?? "").trim();
-const byId = (id: string) => `[data-testid="${id}"]`;
 const state = (page: Page, id: string) => page.locator(byId(id)).getAttribute("data-state");
 
 /** Every status a page showed, recorded in the page as it changes (so a flash of a wrong one is caught). */
@@ -126,37 +122,8 @@ async function sos(counselor: Page, until: string): Promise<void> {
   );
 }
 
-/** axe-core in the page: the serious and critical violations, by rule and target. */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: AXE });
-  const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: AxeViolation[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-  return found;
-}
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  nodes: { target: string[] }[];
-}
-
 const noSidewaysScroll = (page: Page) =>
   page.evaluate(() => (document.scrollingElement ?? document.documentElement).scrollWidth);
-
-/** Whether the element is wholly inside the first screen of the page (scrolled to the top). */
-async function inFirstScreen(page: Page, testid: string): Promise<{ inside: boolean; rect: string }> {
-  return page.evaluate((id) => {
-    window.scrollTo(0, 0);
-    const r = (document.querySelector(`[data-testid="${id}"]`) as HTMLElement).getBoundingClientRect();
-    const inside =
-      r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-    return { inside, rect: `${Math.round(r.top)}..${Math.round(r.bottom)} of ${innerHeight} px` };
-  }, testid);
-}
 
 /** The call action is on the first screen at phone and desktop width. */
 async function expectCallActionOnFirstScreen(page: Page): Promise<void> {

@@ -4,13 +4,13 @@
 // patient's browser refuses: the console still has the checked area and centre, marked with its age,
 // with its call action on the first screen. No coordinate of the check is kept by either page.
 import { mkdirSync } from "node:fs";
-import { createRequire } from "node:module";
 import { join } from "node:path";
 import type { Browser, BrowserContext, BrowserContextOptions, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CounselorSDK } from "../../sdk/src/counselor.ts";
 import type { SessionCreateResponse } from "../../sdk/src/protocol.ts";
 import { launchChromium, ROOT, type Service, startService, waitFor } from "./harness.ts";
+import { axeViolations, byId, everythingStored, inFirstScreen, text } from "./page-checks.ts";
 
 /** Cherry Hill, New Jersey: a township (a county subdivision with its own government) in Camden County. */
 const CHERRY_HILL = { latitude: 39.9348, longitude: -75.0307, accuracy: 30 };
@@ -18,7 +18,6 @@ const CHERRY_HILL = { latitude: 39.9348, longitude: -75.0307, accuracy: 30 };
 const COORDINATE_PATTERNS = [/39\.93/, /75\.03/, /latitude/i, /longitude/i];
 const PHONE = { width: 360, height: 640 };
 const DESKTOP = { width: 1280, height: 720 };
-const AXE = createRequire(import.meta.url).resolve("axe-core/axe.min.js");
 
 let service: Service;
 let browser: Browser;
@@ -63,26 +62,7 @@ function demoUrl(page: "counselor" | "patient", token: string): string {
   return `${service.pageBase}/demo/${page}.html#${new URLSearchParams({ token, api: service.apiBase })}`;
 }
 
-const byId = (id: string) => `[data-testid="${id}"]`;
-const text = async (page: Page, selector: string) =>
-  ((await page.locator(selector).textContent()) ?? "").trim();
 const state = (page: Page, id: string) => page.locator(byId(id)).getAttribute("data-state");
-
-/** Everything the page could have kept: both storages, IndexedDB, cookies, and its URL. */
-async function everythingStored(page: Page): Promise<string> {
-  const inPage = await page.evaluate(async () => {
-    const dump = (s: Storage) => Object.entries({ ...s }).map(([k, v]) => `${k}=${v}`);
-    const dbs = (await indexedDB.databases?.()) ?? [];
-    return {
-      local: dump(localStorage),
-      session: dump(sessionStorage),
-      indexedDB: dbs.map((d) => d.name),
-      cookie: document.cookie,
-      url: location.href,
-    };
-  });
-  return JSON.stringify({ ...inPage, cookies: await page.context().cookies() });
-}
 
 /** Screenshots for a person to look at: test-results/ (git-ignored). */
 function shotPath(name: string): string {
@@ -92,26 +72,6 @@ function shotPath(name: string): string {
 }
 
 /** Whether the element is wholly inside the first screen of the page (scrolled to the top). */
-async function inFirstScreen(page: Page, testid: string): Promise<boolean> {
-  return page.evaluate((id) => {
-    window.scrollTo(0, 0);
-    const r = (document.querySelector(`[data-testid="${id}"]`) as HTMLElement).getBoundingClientRect();
-    return r.height > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-  }, testid);
-}
-
-/** axe-core in the page: the serious and critical violations. */
-async function axeViolations(page: Page): Promise<string[]> {
-  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: AXE });
-  return page.evaluate(async () => {
-    type Violation = { id: string; impact: string | null; nodes: { target: string[] }[] };
-    const axe = (window as unknown as { axe: { run: () => Promise<{ violations: Violation[] }> } }).axe;
-    const { violations } = await axe.run();
-    return violations
-      .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => `${v.impact} ${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-  });
-}
 
 describe("the location check, through both demo pages", () => {
   it("shows the checked place and centre once the patient connects (the delay is logged; the bench's check part holds the 1 s goal), and keeps them through an SOS whose fix is refused", async () => {
@@ -208,8 +168,12 @@ describe("the location check, through both demo pages", () => {
     );
     for (const size of [PHONE, DESKTOP]) {
       await counselor.setViewportSize(size);
-      expect(await inFirstScreen(counselor, "call-action"), `call action at ${size.width} px`).toBe(true);
-      expect(await inFirstScreen(counselor, "call-first-from"), `its mark at ${size.width} px`).toBe(true);
+      expect((await inFirstScreen(counselor, "call-action")).inside, `call action at ${size.width} px`).toBe(
+        true,
+      );
+      expect((await inFirstScreen(counselor, "call-first-from")).inside, `its mark at ${size.width} px`).toBe(
+        true,
+      );
     }
     await counselor.setViewportSize(PHONE);
     await counselor.screenshot({ path: shotPath("location-check-sos-refused-360.png") });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CounselorSDK } from "../../sdk/src/counselor.ts";
 import type { CounselorUnavailableReason, SessionCreateResponse } from "../../sdk/src/protocol.ts";
 import { ASSETS, contextOptions, launchChromium, type Service, startService, waitFor } from "./harness.ts";
+import { everythingStored, text } from "./page-checks.ts";
 
 /** Hazel Crest, Illinois (the SPEC's example PSAP is nearby). */
 const HERE = { latitude: 41.5725, longitude: -87.6945, accuracy: 25 };
@@ -52,26 +53,6 @@ async function newPage(position?: typeof HERE): Promise<Page> {
 function demoUrl(page: "counselor" | "patient", token: string): string {
   const fragment = new URLSearchParams({ token, api: service.apiBase });
   return `${service.pageBase}/demo/${page}.html#${fragment}`;
-}
-
-const text = async (page: Page, selector: string) =>
-  ((await page.locator(selector).textContent()) ?? "").trim();
-
-/** Everything the page could have kept: both storages, IndexedDB, cookies, and its URL. */
-async function everythingStored(page: Page): Promise<string> {
-  const inPage = await page.evaluate(async () => {
-    const dump = (s: Storage) => Object.entries({ ...s }).map(([k, v]) => `${k}=${v}`);
-    const dbs = (await indexedDB.databases?.()) ?? [];
-    return {
-      local: dump(localStorage),
-      session: dump(sessionStorage),
-      indexedDB: dbs.map((d) => d.name),
-      cookie: document.cookie,
-      url: location.href,
-    };
-  });
-  const cookies = await page.context().cookies();
-  return JSON.stringify({ ...inPage, cookies });
 }
 
 function expectNoCoordinate(stored: string): void {
