@@ -1,10 +1,14 @@
 // The PSAP data `npm run dev` serves. One way to ask for it: `npm run dev` serves the real FCC registry
 // with Census city limits (the committed bundle, data/bundle/), `npm run dev -- --demo` the fictional demo
 // set. The local index is imported only when it does not hold what was asked for: an empty index, the demo
-// set without --demo, or anything else with --demo. An index an operator imported by hand (full
-// resolution, a newer registry) is kept by `npm run dev`; --demo replaces it. The import CLI does the work.
-import { join } from "node:path";
-import { bundlePaths } from "../data/bundle/build.ts";
+// set without --demo, anything else with --demo, or an index made from the bundle by other bundle files or
+// other import code than the checkout's (a pulled change would otherwise go on serving the old answers).
+// An index an operator imported by hand (full resolution, a newer registry) is kept by `npm run dev`;
+// --demo replaces it. The import CLI does the work.
+import { createHash } from "node:crypto";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { BUNDLE_FILES, bundlePaths } from "../data/bundle/build.ts";
 import { IMPORT_NODE_FLAGS } from "../data/import/cli.ts";
 import { LocalKvTarget } from "../data/import/kv-local.ts";
 import { readCurrentManifest } from "../data/import/publish.ts";
@@ -28,6 +32,45 @@ export function servesWhatWasAsked(loaded: string | null, demo: boolean): boolea
   return demo ? loaded === DEMO_DATA_VERSION : loaded !== DEMO_DATA_VERSION;
 }
 
+/** The code that turns the bundle into an index: what it imports and how it indexes and ranks. */
+const IMPORT_CODE_DIRS = ["data/import", "data/index", "data/bundle", "src/psap"];
+
+/** What an index made from the bundle was made of: the bundle's files and the code that imports them. */
+export function bundleFingerprint(root: string = ROOT): string {
+  const hash = createHash("sha256");
+  const code = IMPORT_CODE_DIRS.flatMap((dir) =>
+    readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
+      .filter((name) => name.endsWith(".ts"))
+      .map((name) => join(root, dir, name)),
+  ).sort();
+  for (const file of [...bundlePaths(join(root, "data/bundle")), ...code])
+    hash.update(file.slice(root.length)).update(readFileSync(file));
+  return hash.digest("hex").slice(0, 16);
+}
+
+/**
+ * Whether the loaded index was made from the bundle (its data version names the bundle's files) by other
+ * files or code than `fingerprint` says (`recorded`: what the last import by `npm run dev` recorded, or
+ * null when none did). An index imported by hand from other files is never stale here.
+ */
+export function bundleIndexIsStale(loaded: string, recorded: string | null, fingerprint: string): boolean {
+  const fromBundle = Object.values(BUNDLE_FILES).some((file) => loaded.includes(file));
+  return fromBundle && recorded !== fingerprint;
+}
+
+/** Where `npm run dev` records what its last bundle import was made of: beside the local state. */
+function fingerprintFile(persistTo: string | undefined): string {
+  return join(
+    persistTo === undefined ? join(ROOT, ".wrangler", "state") : resolve(ROOT, persistTo),
+    "psap-bundle",
+  );
+}
+
+function recordedFingerprint(persistTo: string | undefined): string | null {
+  const file = fingerprintFile(persistTo);
+  return existsSync(file) ? readFileSync(file, "utf8").trim() : null;
+}
+
 export async function loadPsapData(
   persistTo: string | undefined,
   demo: boolean,
@@ -36,10 +79,16 @@ export async function loadPsapData(
   const current = await readCurrentManifest(store)
     .catch(() => null)
     .finally(() => store.close());
-  if (current && servesWhatWasAsked(current.data_version, demo))
+  const fingerprint = demo ? null : bundleFingerprint();
+  const stale =
+    current !== null &&
+    fingerprint !== null &&
+    bundleIndexIsStale(current.data_version, recordedFingerprint(persistTo), fingerprint);
+  if (current && servesWhatWasAsked(current.data_version, demo) && !stale)
     return { dataVersion: current.data_version, psaps: current.psaps };
   const what = demo ? "the demo PSAP data" : "the real PSAP data (data/bundle)";
-  log(`loading ${what}${current ? ` in place of ${current.data_version}` : ""}`);
+  const why = stale ? " (made from other bundle files or import code than this checkout's)" : "";
+  log(`loading ${what}${current ? ` in place of ${current.data_version}${why}` : ""}`);
   const cli = join(ROOT, "data/import/cli.ts");
   const inputs = demo ? ["--demo"] : bundlePaths();
   const { code, output } = await runNode([
@@ -52,6 +101,7 @@ export async function loadPsapData(
     warn(`loading ${what} failed (exit code ${code}):\n${output.trim()}`);
     return null;
   }
+  if (fingerprint !== null) writeFileSync(fingerprintFile(persistTo), `${fingerprint}\n`);
   const manifest = await readCurrentManifest(store).finally(() => store.close());
   return manifest ? { dataVersion: manifest.data_version, psaps: manifest.psaps } : null;
 }

@@ -1,8 +1,17 @@
 // What `npm run dev` prints and decides without a server: the banner's phone-number note with the
 // coverage figure, the one way to ask for demo data, and the served folder a test can point it at.
+import { appendFileSync, cpSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { type BannerFacts, banner, phoneLine, readDevFlags } from "../../scripts/dev.ts";
-import { DEMO_DATA_VERSION, servesWhatWasAsked } from "../../scripts/dev-psap-data.ts";
+import {
+  bundleFingerprint,
+  bundleIndexIsStale,
+  DEMO_DATA_VERSION,
+  servesWhatWasAsked,
+} from "../../scripts/dev-psap-data.ts";
+import { ROOT } from "../../scripts/dev-run.ts";
 
 const FACTS: BannerFacts = {
   url: "http://127.0.0.1:8787",
@@ -59,5 +68,39 @@ describe("the served folder", () => {
   it("reads wrangler's --assets, so a test server builds and serves its own copy of public/", () => {
     expect(readDevFlags(["--assets", ".wrangler/test-public"]).assets).toBe(".wrangler/test-public");
     expect(readDevFlags([]).assets).toBeUndefined();
+  });
+});
+
+describe("an index npm run dev made from the bundle", () => {
+  const FROM_BUNDLE =
+    "FCC Master PSAP Registry v2.295 (2026-02-06) + Census places (census-places-2019-100m.topojson.gz)";
+  const BY_HAND =
+    "FCC Master PSAP Registry v2.295 (2026-02-06) + Census places (census-places-2019.geojson.gz)";
+
+  it("is imported again when the bundle or the import code changed since, or nothing recorded it", () => {
+    expect(bundleIndexIsStale(FROM_BUNDLE, "aaaa", "aaaa")).toBe(false);
+    expect(bundleIndexIsStale(FROM_BUNDLE, "aaaa", "bbbb")).toBe(true);
+    expect(bundleIndexIsStale(FROM_BUNDLE, null, "bbbb")).toBe(true);
+    // Imported by hand from other files: kept, whatever was recorded.
+    expect(bundleIndexIsStale(BY_HAND, null, "bbbb")).toBe(false);
+    expect(bundleIndexIsStale(DEMO_DATA_VERSION, "aaaa", "bbbb")).toBe(false);
+  });
+
+  it("is fingerprinted by the bundle's files and the import code", () => {
+    const copy = mkdtempSync(join(tmpdir(), "bundle-fingerprint-"));
+    try {
+      for (const dir of ["data/import", "data/index", "data/bundle", "src/psap"])
+        cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
+      const before = bundleFingerprint(copy);
+      expect(before).toMatch(/^[0-9a-f]{16}$/);
+      expect(bundleFingerprint(copy)).toBe(before);
+      appendFileSync(join(copy, "src/psap/rank.ts"), "\n// a ranking change\n");
+      const afterCode = bundleFingerprint(copy);
+      expect(afterCode).not.toBe(before);
+      appendFileSync(join(copy, "data/bundle/census-places-2019-100m.topojson.gz"), "x");
+      expect(bundleFingerprint(copy)).not.toBe(afterCode);
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 });
