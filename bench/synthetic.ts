@@ -116,6 +116,7 @@ export function syntheticDataset(options: SyntheticOptions): PsapDataset {
       city: place.name,
       phone: null,
       phone_kind: null,
+      lines: [],
       jurisdiction: "county",
       handled_by: null,
       latitude: Math.round(at.latitude * 1e6) / 1e6,

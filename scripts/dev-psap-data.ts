@@ -33,14 +33,25 @@ export function servesWhatWasAsked(loaded: string | null, demo: boolean): boolea
 }
 
 /** The code that turns the bundle into an index: what it imports and how it indexes and ranks. */
-const IMPORT_CODE_DIRS = ["data/import", "data/index", "data/bundle", "src/psap"];
+const IMPORT_CODE_DIRS = [
+  "data/import",
+  "data/index",
+  "data/bundle",
+  "data/directory",
+  "data/overrides",
+  "src/psap",
+  "src/contacts",
+];
 
-/** What an index made from the bundle was made of: the bundle's files and the code that imports them. */
+/**
+ * What an index made from the bundle was made of: the bundle's files, the code that imports them and the
+ * files the project ships beside it (the overrides and the PSAP directory's CSV files).
+ */
 export function bundleFingerprint(root: string = ROOT): string {
   const hash = createHash("sha256");
   const code = IMPORT_CODE_DIRS.flatMap((dir) =>
     readdirSync(join(root, dir), { recursive: true, encoding: "utf8" })
-      .filter((name) => name.endsWith(".ts"))
+      .filter((name) => name.endsWith(".ts") || name.endsWith(".csv"))
       .map((name) => join(root, dir, name)),
   ).sort();
   for (const file of [...bundlePaths(join(root, "data/bundle")), ...code])

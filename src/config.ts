@@ -115,6 +115,12 @@ export const CONTACT_LIMITS = {
   /** Lengths of a contact's source and note. */
   maxSourceLength: 200,
   maxNoteLength: 500,
+  /** Lines a PSAP record lists, best first. */
+  maxLinesPerPsap: 4,
+  /** Longest label of a line (what the source says it is for). */
+  maxLabelLength: 80,
+  /** A line not read at its source for this many days counts as stale in the coverage report. */
+  staleAfterDays: 365,
 } as const;
 
 export const ADMIN_LIMITS = {

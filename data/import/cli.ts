@@ -13,7 +13,7 @@ import { prepareImport } from "./pipeline.ts";
 import { printable } from "./printable.ts";
 import { planVersions, publishIndex, readCurrentManifest, readReplacedIndex } from "./publish.ts";
 import { formatReport } from "./report.ts";
-import { SHIPPED_OPERATOR_FILES } from "./shipped.ts";
+import { SHIPPED_OPERATOR_FILES, SHIPPED_OVERRIDE_FILES } from "./shipped.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
@@ -29,11 +29,13 @@ const USAGE = `Usage: npm run psap:import -- <file>... [options]
   <file>            FCC registry CSV, its 2017 JSON export, Census places (.geojson.gz, .geojson or a
                     tl_YYYY_SS_place.zip shapefile), town boundaries (.geojson.gz, or a Census
                     tl_YYYY_SS_cousub.zip / cb_YYYY_SS_cousub_500k.zip), project CSV, override CSV,
-                    member-towns CSV, GeoJSON boundaries, NENA PsapPolygon layers (GeoJSON,
+                    member-towns CSV, directory lines CSV, GeoJSON boundaries, NENA PsapPolygon layers (GeoJSON,
                     shapefile ZIP or GeoPackage .gpkg) (any mix)
   --demo            import the demo data set (data/demo/demo-psaps.csv), data_version "demo"
-  --no-shipped-overrides  leave out the operator files the project ships (data/overrides/), which
-                    every import of real data includes otherwise
+  --no-shipped-overrides  leave out what the project ships (data/overrides/ and the PSAP
+                    directory, data/directory/), which every import of real data includes otherwise
+  --no-directory    leave out the PSAP directory alone (its lines and member communities); an
+                    operator's own lines and member files, named as inputs, are still read
   --if-empty        do nothing when an index is already loaded
   --dry-run         build and report only; write nothing
   --remote          write to the deployed namespace (default: local, the store \`npm run dev\` uses)
@@ -62,6 +64,7 @@ const OPTIONS = {
   "data-version": { type: "string" },
   "report-json": { type: "string" },
   "no-shipped-overrides": { type: "boolean" },
+  "no-directory": { type: "boolean" },
   "max-file-size": { type: "string" },
   "max-entry-size": { type: "string" },
   "max-archive-size": { type: "string" },
@@ -101,7 +104,8 @@ function readArguments(argv: string[]): ReadArguments | { ok: false; result: Cli
     return { ok: false, result: { code: 2, output: `No input files.\n${USAGE}` } };
   // The shipped operator files belong to the real data: not to the demo set alone, nor when asked to go.
   if (files.length > 0 && !o["no-shipped-overrides"]) {
-    for (const f of SHIPPED_OPERATOR_FILES) if (!files.some((g) => resolve(g) === f)) files.push(f);
+    const shipped = o["no-directory"] ? SHIPPED_OVERRIDE_FILES : SHIPPED_OPERATOR_FILES;
+    for (const f of shipped) if (!files.some((g) => resolve(g) === f)) files.push(f);
   }
   if (o.demo) files.unshift(DEMO_FILE);
   return { ok: true, options: o, files, limits: read.limits };

@@ -3,6 +3,7 @@
 // and who answers for every municipality, community and county (SPEC section 4); then the report's summary.
 import type { PsapDataset } from "../index/dataset.ts";
 import { whoAnswers } from "./answering.ts";
+import { attachLines, type LineInput } from "./attach-lines.ts";
 import { classifyAndLink } from "./classify-and-link.ts";
 import { type County, CountyMatcher } from "./counties.ts";
 import { collectDrafts } from "./drafts.ts";
@@ -37,6 +38,8 @@ export interface MergeInputs {
   towns?: TownInput[];
   overrides: { rows: OverrideRow[]; report: FileReport }[];
   memberTowns?: { rows: MemberTownRow[]; report: FileReport }[];
+  /** Lines files: the directory's (data/directory/lines/) and the operator's. */
+  lines?: LineInput[];
   counties: readonly County[];
   dataVersion: string;
 }
@@ -61,6 +64,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
 
   const placed = placeAll(drafts, classes, primaryOf, places);
   const psaps = placed.psaps;
+  const lines = attachLines(psaps, input.lines ?? []);
   const members = matchMembers(
     input.memberTowns ?? [],
     new Set(psaps.map((p) => p.id)),
@@ -88,6 +92,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     placesRead: input.places.length + (input.towns ?? []).reduce((n, t) => n + t.towns.length, 0),
     answering,
     members,
+    lines,
     countiesTotal: input.counties.length,
   });
   return {

@@ -1,5 +1,5 @@
 // Shapes shared by the import's readers, merge step and report.
-import type { LocationPrecision, PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import type { LocationPrecision, PsapJurisdiction, PsapLine } from "../../sdk/src/protocol.ts";
 import type { Ring } from "../../src/psap/geometry.ts";
 
 export type FileKind =
@@ -11,6 +11,8 @@ export type FileKind =
   | "towns"
   | "overrides"
   | "member-towns"
+  | "directory-lines"
+  | "area-links"
   | "nena-psap-polygons";
 
 /** One dropped or ignored row, and why. `line` is the file's line (CSV) or the item's position (JSON). */
@@ -115,6 +117,14 @@ export interface ProjectRow {
   latitude?: number;
   longitude?: number;
   location_precision?: LocationPrecision;
+}
+
+/** A row of a directory lines file: one published line of a centre, with its source and the day it was read. */
+export interface DirectoryLineRow {
+  line: number;
+  psapId: string;
+  state: string;
+  value: PsapLine;
 }
 
 export interface BoundaryFeature {

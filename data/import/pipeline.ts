@@ -9,6 +9,7 @@ import { type MergeInputs, type MergeSummary, mergeInputs } from "./merge.ts";
 import type { FileReport, Place } from "./model.ts";
 import { isNenaPsapLayer } from "./nena-fields.ts";
 import { printable } from "./printable.ts";
+import { isDirectoryLinesHeader, readDirectoryLines } from "./read-directory-lines.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
@@ -26,6 +27,7 @@ import {
 } from "./read-places.ts";
 import { isProjectCsvHeader, readProjectCsv } from "./read-project-csv.ts";
 import { isTownBoundaries, readTowns } from "./read-towns.ts";
+import { isDirectoryFile } from "./shipped.ts";
 
 export interface PreparedImport {
   dataset: PsapDataset;
@@ -68,6 +70,7 @@ export async function prepareImport(
     towns: [],
     overrides: [],
     memberTowns: [],
+    lines: [],
     files: [],
     versions: [],
     placeSources: [],
@@ -190,11 +193,22 @@ function readCsvFile(path: string, table: CsvTable, inputs: Inputs): void {
       append(inputs.project, r.rows);
       inputs.files.push(r.report);
       inputs.versions.push(basename(path));
+    } else if (isDirectoryLinesHeader(header)) {
+      const r = readDirectoryLines(path, table, {
+        origin: isDirectoryFile(path) ? "directory" : "operator",
+        today: inputs.now,
+      });
+      inputs.lines?.push({ rows: r.rows, report: r.report });
+      inputs.files.push(r.report);
+      // The directory's many files are one input of the data version; an operator's file is named.
+      if (!isDirectoryFile(path)) inputs.versions.push(basename(path));
+      else if (!inputs.versions.includes("PSAP directory")) inputs.versions.push("PSAP directory");
     } else if (isMemberTownsHeader(header)) {
       const r = readMemberTowns(path, table);
       inputs.memberTowns?.push({ rows: r.rows, report: r.report });
       inputs.files.push(r.report);
-      inputs.versions.push(basename(path));
+      if (!isDirectoryFile(path)) inputs.versions.push(basename(path));
+      else if (!inputs.versions.includes("PSAP directory")) inputs.versions.push("PSAP directory");
     } else if (isOverrideCsvHeader(header)) {
       const r = readOverrides(path, table);
       inputs.overrides.push({ rows: r.rows, report: r.report });
@@ -202,7 +216,7 @@ function readCsvFile(path: string, table: CsvTable, inputs: Inputs): void {
       inputs.versions.push(basename(path));
     } else {
       throw new ImportError(
-        `${printable(path)}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision", "psap_id,jurisdiction,served_places,served_counties,reason" or "psap_id,state,county,municipality,geoid,source,read_on,note")`,
+        `${printable(path)}: unrecognised CSV header (expected the FCC registry's, "id,name,type,state,county,city,phone,latitude,longitude,location_precision", "psap_id,jurisdiction,served_places,served_counties,reason", "psap_id,state,county,municipality,geoid,source,checked_on,note" or "psap_id,state,psap_name,number,e164,kind,label,source,checked_on,note")`,
       );
     }
   } catch (err) {

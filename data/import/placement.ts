@@ -1,4 +1,5 @@
 // Where each PSAP is put (locate.ts decides for one), as the records the index is built from.
+import type { PsapLine } from "../../sdk/src/protocol.ts";
 import type { IndexedPsap } from "../index/dataset.ts";
 import type { Classified } from "./classify-and-link.ts";
 import type { Drafts } from "./drafts.ts";
@@ -78,6 +79,7 @@ export function placeAll(
       city: d.city,
       phone: d.phone,
       phone_kind: d.phone === null ? null : "administrative",
+      lines: d.phone === null ? [] : [projectLine(d.phone)],
       jurisdiction,
       handled_by: d.type === "secondary" ? (handledBy.get(d.id) ?? null) : null,
       latitude: spot.latitude,
@@ -90,4 +92,19 @@ export function placeAll(
   const kept = new Set(out.psaps.map((p) => p.id));
   for (const p of out.psaps) if (p.handled_by !== null && !kept.has(p.handled_by)) p.handled_by = null;
   return out;
+}
+
+/**
+ * The line of a project CSV's `phone` column: the operator's, kept as the business line it always was
+ * (the column says nothing of its kind; an operator's lines file says more), read on the day of the import.
+ */
+function projectLine(phone: string): PsapLine {
+  return {
+    phone,
+    kind: "administrative",
+    label: "From the operator's PSAP file",
+    source: "the operator's project CSV",
+    checked_on: new Date().toISOString().slice(0, 10),
+    origin: "operator",
+  };
 }

@@ -1,5 +1,5 @@
 // Reads the member-towns file: which regional or county-wide centre answers 911 in which municipality.
-//   psap_id,state,county,municipality,geoid,source,read_on,note
+//   psap_id,state,county,municipality,geoid,source,checked_on,note   (read_on: the same, as older files name it)
 //   8400,MA,Middlesex,Pepperell,2501753225,https://...,2026-11-27,
 // Every row names its source; the import matches each municipality to a town or place (report: every row).
 import { type CsvTable, parseCsv } from "./csv.ts";
@@ -15,6 +15,7 @@ export const MEMBER_TOWN_COLUMNS = [
   "municipality",
   "geoid",
   "source",
+  "checked_on",
   "read_on",
   "note",
 ] as const;

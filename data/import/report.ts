@@ -1,4 +1,5 @@
 // The import report: every row and feature read is accounted for, every PSAP classified, linked and placed.
+import { coverageTable } from "../directory/coverage.ts";
 import type { BuiltIndex } from "../index/build.ts";
 import { OVERLAP_DEPTH_M } from "./layer-overlaps.ts";
 import type { MergeSummary } from "./merge.ts";
@@ -162,7 +163,11 @@ function placesLines(out: string[], s: MergeSummary): void {
       out.push(`  - ${u.state}: "${u.county}" (${u.psaps} PSAP${u.psaps > 1 ? "s" : ""})`);
   }
   const pct = s.psaps > 0 ? ((100 * s.withPhone) / s.psaps).toFixed(1) : "0.0";
-  out.push(`Phone numbers: ${s.withPhone} of ${s.psaps} (${pct} %)`);
+  out.push(
+    `Phone numbers: ${s.withPhone} of ${s.psaps} PSAPs (${pct} %), from ${s.linesKept} lines file rows`,
+  );
+  out.push("Lines of the primary PSAPs by state:");
+  out.push(...coverageTable(s.lineCoverage));
   out.push(`Boundary polygons: ${s.boundaries}`);
 }
 

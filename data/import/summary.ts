@@ -1,8 +1,10 @@
 // What the merge did, for the import report: counts by rule and by kind, and every PSAP, place, town and
 // row the rules could not use.
 import { PSAP_JURISDICTIONS, type PsapJurisdiction } from "../../sdk/src/protocol.ts";
+import { coverageByState } from "../directory/coverage.ts";
 import type { AreaInput, IndexedPsap } from "../index/dataset.ts";
 import type { Answering } from "./answering.ts";
+import type { LinesSummary } from "./attach-lines.ts";
 import type { Classified } from "./classify-and-link.ts";
 import type { HandledByLink } from "./handled-by.ts";
 import type { PlacementMethod } from "./locate.ts";
@@ -51,6 +53,9 @@ export interface MergeSummary {
   /** The municipalities a member list gives to regional or county-wide centres (GEOIDs), and how many centres. */
   memberTowns: { centres: number; municipalities: number; listed: string[] };
   withPhone: number;
+  /** Lines by state (data/directory/coverage.ts), the primaries only: secondaries take their calls by transfer. */
+  lineCoverage: ReturnType<typeof coverageByState>;
+  linesKept: number;
   boundaries: number;
 }
 
@@ -66,6 +71,7 @@ export interface SummaryInputs {
   placesRead: number;
   answering: Answering;
   members: { byPsap: ReadonlyMap<string, unknown>; byPlace: ReadonlyMap<string, unknown> };
+  lines: LinesSummary;
   countiesTotal: number;
 }
 
@@ -107,6 +113,11 @@ export function summarize(args: SummaryInputs): MergeSummary {
     unmatchedCounties: [...classes.unmatched.values()].sort((a, b) => b.psaps - a.psaps),
     ...placesSummary(args),
     withPhone: psaps.filter((p) => p.phone !== null).length,
+    lineCoverage: coverageByState(
+      psaps.filter((p) => p.type === "primary"),
+      new Date(),
+    ),
+    linesKept: args.lines.rows,
     boundaries: args.answering.areas.filter((a) => a.kind === "boundary").length,
   };
 }

@@ -1,4 +1,5 @@
 // The admin catalogue of an index version: every PSAP with what it answers for, in parts sorted by id.
+import { isAroundTheClock } from "../../src/contacts/lines.ts";
 import {
   type CatalogueIndex,
   type CataloguePart,
@@ -52,10 +53,16 @@ export function buildCatalogue(dataset: PsapDataset, version: string): Map<strin
     const states: Record<string, number> = {};
     for (const r of chunk) {
       states[r.state] = (states[r.state] ?? 0) + 1;
-      const s = byState[r.state] ?? { psaps: 0, with_phone: 0 };
+      const s = byState[r.state] ?? { psaps: 0, with_phone: 0, with_24x7: 0, oldest_check: {} };
       byState[r.state] = s;
       s.psaps++;
-      if (r.phone !== null) s.with_phone++;
+      if (r.lines.length > 0) s.with_phone++;
+      if (r.lines.some(isAroundTheClock)) s.with_24x7++;
+      const oldest = r.lines.reduce<string | null>(
+        (o, l) => (o === null || l.checked_on < o ? l.checked_on : o),
+        null,
+      );
+      if (oldest !== null) s.oldest_check[oldest] = (s.oldest_check[oldest] ?? 0) + 1;
     }
     out.set(cataloguePartKey(version, parts.length), JSON.stringify(chunk));
     parts.push({

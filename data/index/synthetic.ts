@@ -69,6 +69,7 @@ function syntheticPsaps(
       city: null,
       phone: null,
       phone_kind: null,
+      lines: [],
       jurisdiction: pick(PSAP_JURISDICTIONS),
       handled_by: null,
       latitude,

@@ -45,9 +45,32 @@ export type PsapJurisdiction = (typeof PSAP_JURISDICTIONS)[number];
 export const PSAP_TYPES = ["primary", "secondary"] as const;
 export type PsapType = (typeof PSAP_TYPES)[number];
 
-/** `emergency`: a 10-digit line that rings the 911 floor; `administrative`: the centre's business line. */
-export const PHONE_KINDS = ["emergency", "administrative"] as const;
+/**
+ * What a line is, by what the centre's own publication says, most urgent first (the order lines are
+ * listed in): `emergency`, a 10-digit number published as an alternative to 911 that rings the 911
+ * floor; `dispatch`, answered by the centre's dispatchers around the clock; `administrative`, any other
+ * line (business, records, director), which may go unanswered at night.
+ */
+export const PHONE_KINDS = ["emergency", "dispatch", "administrative"] as const;
 export type PhoneKind = (typeof PHONE_KINDS)[number];
+
+/** Where a line comes from: the open directory shipped with the project, or the deployment's operator. */
+export const LINE_ORIGINS = ["directory", "operator"] as const;
+export type LineOrigin = (typeof LINE_ORIGINS)[number];
+
+/** One published line of a centre, with where it is published and when a person last read it there. */
+export interface PsapLine {
+  /** E.164. */
+  phone: string;
+  kind: PhoneKind;
+  /** What the source says the line is for (at most 80 characters). */
+  label: string;
+  /** Where it is published: a URL or a document's title. */
+  source: string;
+  /** The day (YYYY-MM-DD) a person last read it there. */
+  checked_on: string;
+  origin: LineOrigin;
+}
 
 /** What a PSAP's coordinates stand for. */
 export const LOCATION_PRECISIONS = ["building", "city", "county"] as const;
@@ -76,9 +99,11 @@ export interface PsapRecord {
   state: string;
   county: string | null;
   city: string | null;
-  /** E.164, or null when no number is on file. */
+  /** E.164 of the best line (emergency, else dispatch, else administrative), or null when none is on file. */
   phone: string | null;
   phone_kind: PhoneKind | null;
+  /** Every line on file, best first (at most 4); [] when none. */
+  lines: PsapLine[];
   jurisdiction: PsapJurisdiction;
   /** A secondary's primary (FCC id), from the registry; else null. */
   handled_by: string | null;

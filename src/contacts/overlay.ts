@@ -1,15 +1,50 @@
-// Lookups show the directory's numbers over the imported ones, seen through an isolate cache refreshed
-// every 30 s (so a change shows within the SPEC's 60 s). A directory that cannot be read never fails a
-// lookup: the imported numbers are served, and the next lookup tries again.
-import type { PhoneKind, PsapRecord } from "../../sdk/src/protocol.ts";
+// Lookups show the operator's line (admin API, kept in D1) beside the lines the import stored, read through
+// an isolate cache of CONTACT_LIMITS.cacheMs. A cache older than that is never served while a read can
+// succeed: the lookup waits for the fresh copy, so a corrected or deleted number reaches the next counselor
+// within the 60 s the contract allows, even on a server that was quiet for longer. Only when D1 cannot be
+// read is a copy served that is at most `maxStaleMs` old (a failure of ours must not drop a number that is
+// right); older than that, the imported lines alone are served and the next lookup tries again.
+import type { PhoneKind, PsapLine, PsapRecord } from "../../sdk/src/protocol.ts";
 import { CONTACT_LIMITS } from "../config.ts";
 import { errorName } from "../error-name.ts";
+import { bestOf, orderLines } from "./lines.ts";
 
-export type ContactNumbers = ReadonlyMap<string, { phone: string; phone_kind: PhoneKind }>;
+export type ContactNumbers = ReadonlyMap<string, PsapLine>;
+
+/** An operator's contact as D1 keeps it. */
+export interface OperatorContact {
+  psap_id: string;
+  phone: string;
+  phone_kind: PhoneKind;
+  source: string;
+  updated_at: string;
+}
 
 /** Where the current numbers come from: a D1 database, or anything that lists them (tests). */
 export interface ContactSource {
-  list(): Promise<{ psap_id: string; phone: string; phone_kind: PhoneKind }[]>;
+  list(): Promise<OperatorContact[]>;
+}
+
+/** A stale copy is served only while D1 fails, and only this long after it was read. */
+const maxStaleMs = 60_000 - CONTACT_LIMITS.cacheMs;
+
+/** What an operator's line is called, by its kind (the admin API takes no label). */
+const OPERATOR_LABELS: Readonly<Record<PhoneKind, string>> = {
+  emergency: "Emergency line: rings the 911 floor",
+  dispatch: "Answered by dispatch 24/7",
+  administrative: "Business line",
+};
+
+/** The line an operator's contact gives. */
+export function operatorLine(contact: OperatorContact): PsapLine {
+  return {
+    phone: contact.phone,
+    kind: contact.phone_kind,
+    label: OPERATOR_LABELS[contact.phone_kind],
+    source: contact.source,
+    checked_on: contact.updated_at.slice(0, 10),
+    origin: "operator",
+  };
 }
 
 interface Cached {
@@ -22,20 +57,17 @@ let refreshing: Promise<ContactNumbers> | null = null;
 
 async function refresh(source: ContactSource): Promise<ContactNumbers> {
   const rows = await source.list();
-  const numbers = new Map(rows.map((r) => [r.psap_id, { phone: r.phone, phone_kind: r.phone_kind }]));
+  const numbers = new Map(rows.map((r) => [r.psap_id, operatorLine(r)]));
   cached = { numbers, readAt: Date.now() };
   return numbers;
 }
 
 /**
- * The current numbers: fresh ones when the cache is younger than its TTL; a stale cache is served at
- * once while it refreshes in the background (`waitUntil` keeps that refresh alive); only the first read
- * of an isolate waits. An unreadable directory gives the last numbers known, or none.
+ * The current operator lines: the cached copy while it is younger than CONTACT_LIMITS.cacheMs, else a
+ * fresh read (one at a time per isolate). An unreadable D1 gives the last copy if it is recent enough,
+ * else none.
  */
-export function currentContacts(
-  source: ContactSource,
-  waitUntil?: (p: Promise<unknown>) => void,
-): ContactNumbers | Promise<ContactNumbers> {
+export function currentContacts(source: ContactSource): ContactNumbers | Promise<ContactNumbers> {
   const now = Date.now();
   if (cached && now - cached.readAt < CONTACT_LIMITS.cacheMs) return cached.numbers;
   if (!refreshing) {
@@ -43,17 +75,13 @@ export function currentContacts(
       refreshing = null;
     });
   }
-  const pending = refreshing;
-  if (cached) {
-    const kept = pending.catch((error: unknown) => {
-      console.error(`contact directory refresh failed: ${errorName(error)}`);
-    });
-    waitUntil?.(kept);
-    return cached.numbers;
-  }
-  return pending.catch((error: unknown) => {
-    console.error(`contact directory unreadable: ${errorName(error)}`);
-    return new Map();
+  const last = cached;
+  return refreshing.catch((error: unknown) => {
+    const usable = last && Date.now() - last.readAt < CONTACT_LIMITS.cacheMs + maxStaleMs;
+    console.error(
+      `contact directory unreadable (${usable ? "serving the copy read moments ago" : "serving imported lines only"}): ${errorName(error)}`,
+    );
+    return usable ? last.numbers : new Map();
   });
 }
 
@@ -63,13 +91,15 @@ export function resetContactCache(): void {
   refreshing = null;
 }
 
-/** The records with the directory's number (and its kind) wherever one is set. */
-export function withContacts<T extends Pick<PsapRecord, "id" | "phone" | "phone_kind">>(
+/** The records with the operator's line among their lines wherever one is set. */
+export function withContacts<T extends Pick<PsapRecord, "id" | "phone" | "phone_kind" | "lines">>(
   records: readonly T[],
   numbers: ContactNumbers,
 ): T[] {
   return records.map((r) => {
-    const c = numbers.get(r.id);
-    return c ? { ...r, phone: c.phone, phone_kind: c.phone_kind } : r;
+    const line = numbers.get(r.id);
+    if (!line) return r;
+    const lines = orderLines([line, ...r.lines]);
+    return { ...r, lines, ...bestOf(lines) };
   });
 }

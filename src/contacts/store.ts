@@ -116,7 +116,7 @@ export async function contactHistory(db: D1Database, psapId: string): Promise<Co
   }));
 }
 
-/** The directory as the lookup reads it (through the isolate cache of overlay.ts). */
+/** The operator's lines as the lookup reads them (through the isolate cache of overlay.ts). */
 export function d1Contacts(db: D1Database): ContactSource {
   return { list: () => allContacts(db) };
 }

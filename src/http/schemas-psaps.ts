@@ -5,6 +5,7 @@ import {
   CONTACT_ACTIONS,
   EMERGENCY_SERVICES,
   type EmergencyNumbers as EmergencyNumbersBody,
+  LINE_ORIGINS,
   LOCATION_PRECISIONS,
   PHONE_KINDS,
   PLACE_KINDS,
@@ -19,7 +20,29 @@ import type { Contact, ContactChange } from "../contacts/store.ts";
 import type { CatalogueRecord } from "../psap/format.ts";
 import { isoTimestamp, queryInteger } from "./schema-parts.ts";
 
-const phoneKind = z.enum(PHONE_KINDS);
+const phoneKind = z.enum(PHONE_KINDS).openapi({
+  description:
+    "`emergency`: a 10-digit number published as an alternative to 911 that rings the 911 floor; `dispatch`: answered by the centre's dispatchers around the clock; `administrative`: any other line (business, records), which may go unanswered at night",
+});
+
+const PsapLineSchema = z
+  .object({
+    phone: z.string().openapi({ description: "E.164", example: "+17085551234" }),
+    kind: phoneKind,
+    label: z.string().openapi({
+      description: "What the source says the line is for",
+      example: "Non-emergency, answered by dispatch 24/7",
+    }),
+    source: z.string().openapi({ description: "Where it is published (URL or document title)" }),
+    checked_on: z
+      .string()
+      .openapi({ description: "The day a person last read it there", example: "2026-11-28" }),
+    origin: z.enum(LINE_ORIGINS).openapi({
+      description:
+        "`directory`: the open directory shipped with the service; `operator`: this deployment's operator",
+    }),
+  })
+  .openapi("PsapLine");
 
 const psapFields = {
   id: z.string().openapi({ example: "8927", description: "FCC PSAP ID where known" }),
@@ -28,14 +51,13 @@ const psapFields = {
   state: z.string().openapi({ example: "IL" }),
   county: z.string().nullable(),
   city: z.string().nullable(),
-  phone: z
-    .string()
-    .nullable()
-    .openapi({ description: "E.164, or null when no number is on file", example: "+17085551234" }),
-  phone_kind: phoneKind.nullable().openapi({
+  phone: z.string().nullable().openapi({
     description:
-      "`emergency`: a 10-digit line that rings the 911 floor; `administrative`: the centre's business line",
+      "E.164 of the best line (emergency, else dispatch, else administrative); null when none is on file",
+    example: "+17085551234",
   }),
+  phone_kind: phoneKind.nullable(),
+  lines: z.array(PsapLineSchema).openapi({ description: "Every line on file, best first, at most 4" }),
   jurisdiction: z.enum(PSAP_JURISDICTIONS),
   handled_by: z
     .string()
@@ -173,11 +195,17 @@ export const ContactHistoryResponse = z
   })
   .openapi("ContactHistory");
 
+const coverageCounts = {
+  psaps: z.number().int(),
+  with_phone: z.number().int().openapi({ description: "PSAPs with any line" }),
+  with_24x7: z.number().int().openapi({ description: "PSAPs with an emergency or dispatch line" }),
+  stale: z.number().int().openapi({ description: "PSAPs with a line not checked in the last 365 days" }),
+};
+
 export const CoverageResponse = z
   .object({
     data_version: z.string(),
-    psaps: z.number().int(),
-    with_phone: z.number().int(),
-    by_state: z.record(z.string(), z.object({ psaps: z.number().int(), with_phone: z.number().int() })),
+    ...coverageCounts,
+    by_state: z.record(z.string(), z.object(coverageCounts)),
   })
   .openapi("PhoneCoverage");

@@ -5,6 +5,7 @@
 import { type CountryCode, getCountryCallingCode } from "libphonenumber-js";
 import type { EmergencyNumbers, PsapRecord } from "../../sdk/src/protocol.ts";
 import { PSAP_LIMITS } from "../config.ts";
+import { isAroundTheClock } from "../contacts/lines.ts";
 import {
   type LookupOptions,
   lookupPsaps,
@@ -73,9 +74,11 @@ function psapMapping(
   options: AnswerOptions,
 ): LostMapping {
   const uris: string[] = [];
-  if (psap.phone) {
-    uris.push(`tel:${psap.phone}`);
-    if (options.sipDomain) uris.push(`sip:${psap.phone}@${options.sipDomain};user=phone`);
+  // Only a line answered around the clock routes an emergency call: a business line may ring out at night.
+  const line = psap.lines.find(isAroundTheClock);
+  if (line) {
+    uris.push(`tel:${line.phone}`);
+    if (options.sipDomain) uris.push(`sip:${line.phone}@${options.sipDomain};user=phone`);
   }
   return {
     displayName: `${psap.name} (${psap.state})`,

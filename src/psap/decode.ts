@@ -72,9 +72,9 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
   for (let i = 0; i < count; i++) {
     const t = header.p[i] as PsapTuple;
     secondary[i] = t[2];
-    jurisdiction[i] = t[8];
-    latitude[i] = t[10];
-    longitude[i] = t[11];
+    jurisdiction[i] = t[7];
+    latitude[i] = t[9];
+    longitude[i] = t[10];
   }
   const areas = header.k.length;
   const boxes = new Float64Array(areas * 4);

@@ -8,15 +8,18 @@
 // The manifest's tree says, for every H3 cell a fix can fall in, whether an entry covers it (a
 // leaf), whether no PSAP is within reach (empty), or whether its children decide (split). A leaf
 // whose entry cannot be read is therefore a failure of ours, never "no PSAP nearby".
-import type {
-  LocationPrecision,
-  PhoneKind,
-  PsapJurisdiction,
-  PsapMatch,
-  PsapRecord,
+import {
+  LINE_ORIGINS,
+  type LocationPrecision,
+  PHONE_KINDS,
+  type PsapJurisdiction,
+  type PsapLine,
+  type PsapMatch,
+  type PsapRecord,
 } from "../../sdk/src/protocol.ts";
 
-export const FORMAT = 5;
+// 6: a PSAP's lines (kind, label, source, checked_on, origin) in place of one phone and its kind.
+export const FORMAT = 6;
 /**
  * The pointer's key names its format, so that workers of the previous format keep reading their own
  * pointer (and its entries, left in place) while an import of this format is written: import, then
@@ -24,7 +27,12 @@ export const FORMAT = 5;
  */
 export const POINTER_KEY = `psap:current:${FORMAT}`;
 /** Pointers of earlier formats: an import retires their version like any superseded one (publish.ts). */
-export const LEGACY_POINTER_KEYS: readonly string[] = ["psap:current:4", "psap:current:3", "psap:current"];
+export const LEGACY_POINTER_KEYS: readonly string[] = [
+  "psap:current:5",
+  "psap:current:4",
+  "psap:current:3",
+  "psap:current",
+];
 
 /** A PSAP as stored: the delivered record without the per-lookup fields. */
 export type IndexedPsap = Omit<PsapRecord, "distance_km" | "match">;
@@ -87,7 +95,6 @@ export type AreaKindCode = 0 | 1 | 2 | 3 | 4;
 
 const JURISDICTIONS: readonly PsapJurisdiction[] = ["county", "regional", "state", "municipal", "special"];
 const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
-const PHONE_KINDS: readonly PhoneKind[] = ["emergency", "administrative"];
 
 /** The SPEC's jurisdiction order within the boundary, city and county groups: county first, special last. */
 export function jurisdictionRank(j: PsapJurisdiction): number {
@@ -96,8 +103,14 @@ export function jurisdictionRank(j: PsapJurisdiction): number {
 }
 
 /**
- * One PSAP in an entry: [id, name, type (0 primary, 1 secondary), state, county, city, phone,
- * phone_kind (0 emergency, 1 administrative, -1 none), jurisdiction (rank), handled_by, lat, lon, precision].
+ * One line in an entry: [kind (index in PHONE_KINDS), E.164, label, source, checked_on, origin (index in
+ * LINE_ORIGINS)].
+ */
+export type LineTuple = [number, string, string, string, string, number];
+
+/**
+ * One PSAP in an entry: [id, name, type (0 primary, 1 secondary), state, county, city, lines (best first),
+ * jurisdiction (rank), handled_by, lat, lon, precision].
  */
 export type PsapTuple = [
   string,
@@ -106,8 +119,7 @@ export type PsapTuple = [
   string,
   string | null,
   string | null,
-  string | null,
-  number,
+  LineTuple[],
   number,
   string | null,
   number,
@@ -223,8 +235,14 @@ export function psapToTuple(p: IndexedPsap): PsapTuple {
     p.state,
     p.county,
     p.city,
-    p.phone,
-    p.phone_kind === null ? -1 : PHONE_KINDS.indexOf(p.phone_kind),
+    p.lines.map((l) => [
+      PHONE_KINDS.indexOf(l.kind),
+      l.phone,
+      l.label,
+      l.source,
+      l.checked_on,
+      LINE_ORIGINS.indexOf(l.origin),
+    ]),
     jurisdictionRank(p.jurisdiction),
     p.handled_by,
     p.latitude,
@@ -235,6 +253,8 @@ export function psapToTuple(p: IndexedPsap): PsapTuple {
 
 /** The delivered record of a stored PSAP, with the lookup's distance and match (one object, no copy). */
 export function recordOf(t: PsapTuple, distanceKm: number, match: PsapMatch): PsapRecord {
+  const lines = t[6].map(lineOf);
+  const best = lines[0];
   return {
     id: t[0],
     name: t[1],
@@ -242,15 +262,27 @@ export function recordOf(t: PsapTuple, distanceKm: number, match: PsapMatch): Ps
     state: t[3],
     county: t[4],
     city: t[5],
-    phone: t[6],
-    phone_kind: PHONE_KINDS[t[7]] ?? null,
-    jurisdiction: JURISDICTIONS[t[8]] ?? "special",
-    handled_by: t[9],
-    latitude: t[10],
-    longitude: t[11],
-    location_precision: PRECISIONS[t[12]] ?? "city",
+    phone: best ? best.phone : null,
+    phone_kind: best ? best.kind : null,
+    lines,
+    jurisdiction: JURISDICTIONS[t[7]] ?? "special",
+    handled_by: t[8],
+    latitude: t[9],
+    longitude: t[10],
+    location_precision: PRECISIONS[t[11]] ?? "city",
     distance_km: distanceKm,
     match,
+  };
+}
+
+function lineOf(l: LineTuple): PsapLine {
+  return {
+    phone: l[1],
+    kind: PHONE_KINDS[l[0]] ?? "administrative",
+    label: l[2],
+    source: l[3],
+    checked_on: l[4],
+    origin: LINE_ORIGINS[l[5]] ?? "directory",
   };
 }
 
@@ -265,13 +297,28 @@ export class MalformedIndexError extends Error {
 function isTuple(t: unknown): t is PsapTuple {
   return (
     Array.isArray(t) &&
-    t.length === 13 &&
+    t.length === 12 &&
     typeof t[0] === "string" &&
     typeof t[1] === "string" &&
     (t[2] === 0 || t[2] === 1) &&
+    Array.isArray(t[6]) &&
+    t[6].every(isLineTuple) &&
+    typeof t[9] === "number" &&
     typeof t[10] === "number" &&
-    typeof t[11] === "number" &&
-    typeof t[8] === "number"
+    typeof t[7] === "number"
+  );
+}
+
+function isLineTuple(l: unknown): l is LineTuple {
+  return (
+    Array.isArray(l) &&
+    l.length === 6 &&
+    typeof l[0] === "number" &&
+    typeof l[1] === "string" &&
+    typeof l[2] === "string" &&
+    typeof l[3] === "string" &&
+    typeof l[4] === "string" &&
+    typeof l[5] === "number"
   );
 }
 
@@ -454,6 +501,13 @@ export interface CatalogueIndex {
   data_version: string;
   psaps: number;
   parts: CataloguePart[];
-  /** PSAPs and PSAPs with an imported phone, per state (the coverage report adds the contact directory). */
-  by_state: Record<string, { psaps: number; with_phone: number }>;
+  /**
+   * Per state: PSAPs, those with an imported line, those with an emergency or dispatch line, and how many
+   * PSAPs have each day as the oldest `checked_on` of their lines (the coverage report counts the stale
+   * ones on the day it is asked; it adds the operator's lines).
+   */
+  by_state: Record<
+    string,
+    { psaps: number; with_phone: number; with_24x7: number; oldest_check: Record<string, number> }
+  >;
 }

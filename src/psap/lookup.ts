@@ -190,10 +190,8 @@ function outsideCoverage(
 export interface LookupOptions {
   /** Records wanted (clamped to what the index was built for). */
   limit?: number;
-  /** The contact directory, whose numbers replace the imported ones. */
+  /** The operator's lines (admin API), listed with the imported ones. */
   contacts?: ContactSource;
-  /** Keeps a background refresh of the contact cache alive (ctx.waitUntil). */
-  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 export async function lookupPsaps(
@@ -204,8 +202,8 @@ export async function lookupPsaps(
   if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
   const { latitude: lat, longitude: lon } = query;
   // Read alongside the index, not after it.
-  const contacts = options.contacts ? currentContacts(options.contacts, options.waitUntil) : null;
-  // The hot path awaits nothing: a cached pointer, entry and contact list are used as they are.
+  const contacts = options.contacts ? currentContacts(options.contacts) : null;
+  // The hot path awaits nothing: a cached pointer, entry and fresh contact list are used as they are.
   const cachedPointer = currentPointer(store);
   const pointer = cachedPointer instanceof Promise ? await cachedPointer : cachedPointer;
   const { manifest } = pointer;

@@ -350,7 +350,7 @@ function emitPart(
     const id = (entry.psaps[p] as PsapTuple)[0];
     const followers = FOLLOWERS;
     followers.length = 0;
-    for (const i of secondaries) if ((entry.psaps[i] as PsapTuple)[9] === id) followers.push(i);
+    for (const i of secondaries) if ((entry.psaps[i] as PsapTuple)[8] === id) followers.push(i);
     while (left > 0 && followers.length > 0) {
       pushRecord(out, entry, takeFirst(entry, km, followers), km, match);
       left--;
@@ -364,7 +364,7 @@ function emitPart(
   const others = FOLLOWERS;
   others.length = 0;
   for (const i of secondaries) {
-    const lead = (entry.psaps[i] as PsapTuple)[9];
+    const lead = (entry.psaps[i] as PsapTuple)[8];
     if (lead === null || !primaryIds.has(lead)) others.push(i);
   }
   while (left > 0 && others.length > 0) {

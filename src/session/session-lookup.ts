@@ -29,12 +29,12 @@ export type SessionLookup =
 
 /**
  * The PSAPs for a fix, or the problem to answer: any error, or no answer within `lookupTimeoutMs`.
- * `options` bring the contact directory (its numbers over the imported ones) and `waitUntil`.
+ * `options` bring the contact directory (the operator's lines beside the imported ones).
  */
 export async function lookupForSession(
   store: PsapIndexStore,
   query: PsapQuery,
-  options: Pick<LookupOptions, "contacts" | "waitUntil"> = {},
+  options: Pick<LookupOptions, "contacts"> = {},
 ): Promise<SessionLookup> {
   const running = lookupPsaps(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
   const limitMs = PSAP_LIMITS.lookupTimeoutMs;

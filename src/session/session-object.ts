@@ -253,7 +253,6 @@ export class SessionObject extends DurableObject<Env> {
     const location = reportedLocation(fix);
     const lookup = await lookupForSession(this.env.PSAP_INDEX, location, {
       contacts: d1Contacts(this.env.DB),
-      waitUntil: (promise) => this.ctx.waitUntil(promise),
     });
 
     // The lookup let other requests in: the end, a newer fix or check, for the SOS's fix a cancel or a

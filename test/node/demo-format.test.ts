@@ -49,6 +49,16 @@ const PSAP: PsapRecord = {
   city: "Hazel Crest",
   phone: "+17085551234",
   phone_kind: "emergency",
+  lines: [
+    {
+      phone: "+17085551234",
+      kind: "emergency",
+      label: "Emergency line: rings the 911 floor",
+      source: "https://www.example.gov/911",
+      checked_on: "2026-11-28",
+      origin: "directory",
+    },
+  ],
   jurisdiction: "regional",
   handled_by: null,
   latitude: 41.57,

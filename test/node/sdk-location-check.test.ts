@@ -37,6 +37,7 @@ const PSAP: PsapRecord = {
   city: "Lindenwold",
   phone: null,
   phone_kind: null,
+  lines: [],
   jurisdiction: "county",
   handled_by: null,
   latitude: 39.82,

@@ -27,6 +27,16 @@ const PSAP: PsapRecord = {
   city: "Hazel Crest",
   phone: "+17085551234",
   phone_kind: "administrative",
+  lines: [
+    {
+      phone: "+17085551234",
+      kind: "administrative",
+      label: "Business line",
+      source: "https://www.example.gov/911",
+      checked_on: "2026-11-28",
+      origin: "directory",
+    },
+  ],
   jurisdiction: "regional",
   handled_by: null,
   latitude: 41.57,

@@ -16,6 +16,7 @@ export function psap(
     city: null,
     phone: null,
     phone_kind: null,
+    lines: [],
     jurisdiction: "county",
     handled_by: null,
     latitude,

@@ -1,8 +1,9 @@
 // Admin PSAP routes: find and check any loaded PSAP, keep its contact number, see the phone coverage.
 import { env } from "cloudflare:workers";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
 import type { AreaInput, IndexedPsap, Ring } from "../../data/index/dataset.ts";
+import { CONTACT_LIMITS } from "../../src/config.ts";
 import { resetContactCache } from "../../src/contacts/overlay.ts";
 import { d1Contacts } from "../../src/contacts/store.ts";
 import { CataloguePsapDetail } from "../../src/http/schemas-psaps.ts";
@@ -26,6 +27,7 @@ function psap(
     city: null,
     phone: null,
     phone_kind: null,
+    lines: [],
     jurisdiction: "county",
     handled_by: null,
     latitude: lat,
@@ -53,6 +55,17 @@ const PSAPS = [
     name: "Lake County Dispatch",
     phone: "+12195550100",
     phone_kind: "administrative",
+    // Read long ago: stale in the coverage report.
+    lines: [
+      {
+        phone: "+12195550100",
+        kind: "administrative",
+        label: "Business line",
+        source: "https://www.example.gov/lake-county-911",
+        checked_on: "2024-01-02",
+        origin: "directory",
+      },
+    ],
   }),
   ...Array.from({ length: 7 }, (_, i) =>
     psap(`3${i}`, "WI", "Milwaukee", 43 + i / 100, -87.9, { name: `Milwaukee Post ${i}` }),
@@ -256,6 +269,61 @@ describe("with an index", () => {
     expect(history.history[2]).toMatchObject({ old: { phone: "+13125550199" }, new: null });
   });
 
+  it("shows a change to the first lookup once the cache is older than its 30 s, however quiet the server was", async () => {
+    resetContactCache();
+    resetPsapLookupCache();
+    const fix = { latitude: 41.88, longitude: -87.63, accuracy: 10 };
+    const read = () => lookupPsaps(env.PSAP_INDEX, fix, { contacts: d1Contacts(env.DB) });
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      expect((await read()).psaps[0]).toMatchObject({ id: "100", phone: null });
+      await putContact("100", { phone: "+13125550123", phone_kind: "dispatch", source: "Centre's page" });
+      vi.setSystemTime(Date.now() + CONTACT_LIMITS.cacheMs + 1);
+      // The first lookup after the quiet spell: the new line, not the copy cached before it.
+      expect((await read()).psaps[0]).toMatchObject({ phone: "+13125550123", phone_kind: "dispatch" });
+      expect((await read()).psaps[0]?.lines).toEqual([
+        {
+          phone: "+13125550123",
+          kind: "dispatch",
+          label: "Answered by dispatch 24/7",
+          source: "Centre's page",
+          checked_on: new Date().toISOString().slice(0, 10),
+          origin: "operator",
+        },
+      ]);
+      expect((await admin("/v1/admin/psaps/100/contact", { method: "DELETE" })).status).toBe(204);
+      vi.setSystemTime(Date.now() + CONTACT_LIMITS.cacheMs + 1);
+      expect((await read()).psaps[0]).toMatchObject({ id: "100", phone: null, lines: [] });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it("lists an operator's line before the directory's of the same kind, and the most urgent kind first", async () => {
+    resetContactCache();
+    const fix = { latitude: 41.59, longitude: -87.35, accuracy: 10 };
+    await putContact("200", {
+      phone: "+12195550177",
+      phone_kind: "administrative",
+      source: "Call to the centre",
+    });
+    const admin200 = await (await admin("/v1/admin/psaps/200")).json<{
+      lines: { phone: string; origin: string }[];
+    }>();
+    expect(admin200.lines.map((l) => [l.phone, l.origin])).toEqual([
+      ["+12195550177", "operator"],
+      ["+12195550100", "directory"],
+    ]);
+    await putContact("200", { phone: "+12195550188", phone_kind: "emergency", source: "Call to the centre" });
+    resetContactCache();
+    const found = (await lookupPsaps(env.PSAP_INDEX, fix, { contacts: d1Contacts(env.DB) })).psaps.find(
+      (p) => p.id === "200",
+    );
+    expect(found).toMatchObject({ phone: "+12195550188", phone_kind: "emergency" });
+    expect(found?.lines.map((l) => l.kind)).toEqual(["emergency", "administrative"]);
+    expect((await admin("/v1/admin/psaps/200/contact", { method: "DELETE" })).status).toBe(204);
+  });
+
   it("takes a number as an operator writes it for the PSAP's country, and stores it as E.164", async () => {
     for (const written of [
       "(312) 555-0142",
@@ -322,20 +390,26 @@ describe("with an index", () => {
     expect(await (await admin("/v1/admin/psaps/101")).json()).toMatchObject({ phone: null });
   });
 
-  it("reports phone coverage by state, counting directory numbers where the index had none", async () => {
-    const base = await (await admin("/v1/admin/psaps/coverage")).json<{
-      psaps: number;
-      with_phone: number;
-      by_state: Record<string, { psaps: number; with_phone: number }>;
-    }>();
-    expect(base).toMatchObject({ data_version: "admin-test", psaps: 10, with_phone: 1 });
-    expect(base.by_state.IN).toEqual({ psaps: 1, with_phone: 1 });
+  it("reports line coverage by state: any line, a 24/7 line, stale lines, with the operator's lines", async () => {
+    type Counts = { psaps: number; with_phone: number; with_24x7: number; stale: number };
+    const base = await (await admin("/v1/admin/psaps/coverage")).json<
+      Counts & { by_state: Record<string, Counts> }
+    >();
+    expect(base).toMatchObject({
+      data_version: "admin-test",
+      psaps: 10,
+      with_phone: 1,
+      with_24x7: 0,
+      stale: 1,
+    });
+    expect(base.by_state.IN).toEqual({ psaps: 1, with_phone: 1, with_24x7: 0, stale: 1 });
     await putContact("31", { phone: "+14145550101", phone_kind: "administrative", source: "County website" });
-    await putContact("200", { phone: "+12195550111", phone_kind: "emergency", source: "PSAP manager" });
+    await putContact("200", { phone: "+12195550111", phone_kind: "dispatch", source: "PSAP manager" });
     const after = await (await admin("/v1/admin/psaps/coverage")).json<typeof base>();
-    expect(after.with_phone).toBe(2);
-    expect(after.by_state.WI).toEqual({ psaps: 7, with_phone: 1 });
-    expect(after.by_state.IN).toEqual({ psaps: 1, with_phone: 1 });
+    expect(after).toMatchObject({ with_phone: 2, with_24x7: 1, stale: 1 });
+    expect(after.by_state.WI).toEqual({ psaps: 7, with_phone: 1, with_24x7: 0, stale: 0 });
+    // A 24/7 line over an imported business line: the PSAP had a line already, now it has a 24/7 one too.
+    expect(after.by_state.IN).toEqual({ psaps: 1, with_phone: 1, with_24x7: 1, stale: 1 });
   });
 
   it("documents every admin PSAP route in the OpenAPI document", async () => {

@@ -3,7 +3,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { env, exports } from "cloudflare:workers";
 import { afterEach, beforeEach, expect, type MockInstance, vi } from "vitest";
 import { type BuiltIndex, buildIndex } from "../../data/index/build.ts";
-import type { ServerMessage, ServerMessageType, SessionCreateResponse } from "../../sdk/src/protocol.ts";
+import type {
+  PsapLine,
+  ServerMessage,
+  ServerMessageType,
+  SessionCreateResponse,
+} from "../../sdk/src/protocol.ts";
 import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import type { SessionRecord } from "../../src/session/record.ts";
 
@@ -218,6 +223,18 @@ export function shiftClock(offsetMs: number): () => void {
 }
 
 /** Three fictional PSAPs around Chicago, loaded into the test KV as a real (small) index. */
+/** A line from the directory, as the test index stores it. */
+function testLine(phone: string, kind: PsapLine["kind"]): PsapLine {
+  return {
+    phone,
+    kind,
+    label: kind === "dispatch" ? "Non-emergency, answered by dispatch 24/7" : "Business line",
+    source: "https://www.example.gov/psap",
+    checked_on: "2026-11-28",
+    origin: "directory",
+  };
+}
+
 export const TEST_PSAPS = [
   {
     id: "T1",
@@ -227,7 +244,8 @@ export const TEST_PSAPS = [
     county: "Cook",
     city: "Chicago",
     phone: "+13125550101",
-    phone_kind: "administrative",
+    phone_kind: "dispatch",
+    lines: [testLine("+13125550101", "dispatch")] as PsapLine[],
     jurisdiction: "municipal",
     handled_by: null,
     latitude: 41.8781,
@@ -243,6 +261,7 @@ export const TEST_PSAPS = [
     city: "Evanston",
     phone: null,
     phone_kind: null,
+    lines: [] as PsapLine[],
     jurisdiction: "municipal",
     handled_by: "T1",
     latitude: 42.0451,
@@ -258,6 +277,7 @@ export const TEST_PSAPS = [
     city: "Gary",
     phone: "+12195550102",
     phone_kind: "administrative",
+    lines: [testLine("+12195550102", "administrative")] as PsapLine[],
     jurisdiction: "municipal",
     handled_by: null,
     latitude: 41.5934,

@@ -27,6 +27,7 @@ const RESULT: PsapResultsBody = {
       city: "Homewood",
       phone: "+17085551234",
       phone_kind: "emergency",
+      lines: [],
       jurisdiction: "regional",
       handled_by: null,
       latitude: 41.55,

@@ -3,7 +3,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { base64url } from "jose";
 import { ADMIN_LIMITS } from "../../config.ts";
-import { withContacts } from "../../contacts/overlay.ts";
+import { isAroundTheClock, isStale } from "../../contacts/lines.ts";
+import { operatorLine, withContacts } from "../../contacts/overlay.ts";
 import { checkContactPhone, phoneRegionOf } from "../../contacts/phone.ts";
 import { allContacts, contactHistory, deleteContact, getContact, putContact } from "../../contacts/store.ts";
 import { errorName } from "../../error-name.ts";
@@ -85,21 +86,45 @@ const coverageRoute = route(
   }),
   async (c) => {
     const catalogue = await catalogueOf(c);
-    const byState: Record<string, { psaps: number; with_phone: number }> = {};
-    for (const [state, v] of Object.entries(catalogue.index.by_state)) byState[state] = { ...v };
-    // A directory number counts where the index had none; one that replaces an imported number changes nothing.
+    const now = new Date();
+    const byState: Record<string, CoverageCounts> = {};
+    for (const [state, v] of Object.entries(catalogue.index.by_state)) {
+      byState[state] = {
+        psaps: v.psaps,
+        with_phone: v.with_phone,
+        with_24x7: v.with_24x7,
+        stale: Object.entries(v.oldest_check).reduce(
+          (n, [day, count]) => n + (isStale({ checked_on: day }, now) ? count : 0),
+          0,
+        ),
+      };
+    }
+    // An operator's line changes the counts of its PSAP: read the PSAP's stored lines to know how.
     for (const contact of await allContacts(c.env.DB)) {
       const record = await findPsap(c.env.PSAP_INDEX, catalogue, contact.psap_id);
       const s = record ? byState[record.state] : undefined;
-      if (record && s && record.phone === null) s.with_phone++;
+      if (!record || !s) continue;
+      const line = operatorLine(contact);
+      if (record.lines.length === 0) s.with_phone++;
+      if (isAroundTheClock(line) && !record.lines.some(isAroundTheClock)) s.with_24x7++;
     }
-    const totals = Object.values(byState).reduce(
-      (t, s) => ({ psaps: t.psaps + s.psaps, with_phone: t.with_phone + s.with_phone }),
-      { psaps: 0, with_phone: 0 },
-    );
+    const totals: CoverageCounts = { psaps: 0, with_phone: 0, with_24x7: 0, stale: 0 };
+    for (const s of Object.values(byState)) {
+      totals.psaps += s.psaps;
+      totals.with_phone += s.with_phone;
+      totals.with_24x7 += s.with_24x7;
+      totals.stale += s.stale;
+    }
     return c.json({ data_version: catalogue.manifest.data_version, ...totals, by_state: byState });
   },
 );
+
+interface CoverageCounts {
+  psaps: number;
+  with_phone: number;
+  with_24x7: number;
+  stale: number;
+}
 
 const readRoute = route(
   createRoute({
@@ -231,13 +256,13 @@ function indexProblem(error: unknown): ProblemError {
   );
 }
 
-/** The records as lookups show them: the directory's number wherever one is set (read fresh, not cached). */
+/** The records as lookups show them: the operator's line among the stored ones (read fresh, not cached). */
 async function applyContacts(db: D1Database, records: CatalogueRecord[]): Promise<CatalogueRecord[]> {
   if (records.length === 1 && records[0]) {
     const contact = await getContact(db, records[0].id);
-    return [contact ? { ...records[0], phone: contact.phone, phone_kind: contact.phone_kind } : records[0]];
+    return contact ? withContacts(records, new Map([[contact.psap_id, operatorLine(contact)]])) : records;
   }
-  const numbers = new Map((await allContacts(db)).map((k) => [k.psap_id, k]));
+  const numbers = new Map((await allContacts(db)).map((k) => [k.psap_id, operatorLine(k)]));
   return withContacts(records, numbers);
 }
 

@@ -126,7 +126,7 @@ async function answerWithinTime(
   const answering = answerFindService(c.env.PSAP_INDEX, request, {
     now: startedAt,
     sipDomain: c.env.LOST_SIP_DOMAIN || undefined,
-    lookup: { contacts: d1Contacts(c.env.DB), waitUntil: (p) => c.executionCtx.waitUntil(p) },
+    lookup: { contacts: d1Contacts(c.env.DB) },
   });
   // A late answer is dropped, but never left rejecting unheard.
   answering.catch(() => undefined);
