@@ -1,6 +1,6 @@
 // `npm run psap:bundle [-- --data DIR]`: builds the compact real-data bundle that `npm run dev` loads on a
 // fresh clone, from the public sources in ../shared/psap-data (the FCC registry, its 2017 geocodes, the
-// Census places and the town boundaries). The same sources give the same bytes: every step is
+// Census places, the town boundaries, the Census tribal lands and the National Parks). The same sources give the same bytes: every step is
 // deterministic and gzip writes no time.
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -21,6 +21,8 @@ export const SOURCES = {
   geocodes: "psap_registry.json",
   places: "census-places-2019.geojson.gz",
   towns: "town-boundaries.geojson.gz",
+  tribal: "tribal-areas-2011.geojson.gz",
+  parks: "national-parks-2020.geojson.gz",
 } as const;
 
 /** The bundle's files, in the order `npm run psap:import` takes them. */
@@ -29,18 +31,40 @@ export const BUNDLE_FILES = {
   geocodes: "psap_registry_2017_geocodes.json.gz",
   places: "census-places-2019-100m.topojson.gz",
   towns: "town-boundaries-100m.topojson.gz",
+  tribal: "tribal-lands-2011-100m.topojson.gz",
+  parks: "national-parks-2020-100m.topojson.gz",
 } as const;
 
 export function bundlePaths(dir: string = BUNDLE_DIR): string[] {
-  return [BUNDLE_FILES.registry, BUNDLE_FILES.geocodes, BUNDLE_FILES.places, BUNDLE_FILES.towns].map((f) =>
-    join(dir, f),
-  );
+  return [
+    BUNDLE_FILES.registry,
+    BUNDLE_FILES.geocodes,
+    BUNDLE_FILES.places,
+    BUNDLE_FILES.towns,
+    BUNDLE_FILES.tribal,
+    BUNDLE_FILES.parks,
+  ].map((f) => join(dir, f));
 }
 
 /** Census place properties the import reads; the rest are dropped. */
 const PLACE_FIELDS = ["GEOID", "STATEFP", "NAME", "NAMELSAD", "CLASSFP", "FUNCSTAT", "INTPTLAT", "INTPTLON"];
 /** Town properties the import reads. */
 const TOWN_FIELDS = ["STATEFP", "COUNTYFP", "GEOID", "NAME", "NAMELSAD", "kind"];
+/** AIANNH properties the import reads. */
+const TRIBAL_FIELDS = ["AIANNHCE", "GEOID", "NAME", "NAMELSAD", "MTFCC", "COMPTYP"];
+/** National Park properties the import reads. */
+const PARK_FIELDS = ["UNIT_CODE", "UNIT_NAME", "UNIT_TYPE", "STATE"];
+
+/**
+ * Only reservations and off-reservation trust lands go into the bundle: a statistical area (an Oklahoma
+ * OTSA among them) is never linked, and leaving it out keeps the bundle small.
+ */
+function governedLandOnly(geojson: Buffer): Buffer {
+  const fc = JSON.parse(geojson.toString("utf8")) as FeatureCollection;
+  fc.features = fc.features.filter((f) => ["G2101", "G2102"].includes(String(f.properties?.MTFCC)));
+  return Buffer.from(JSON.stringify(fc));
+}
+
 /** No border moves farther than this (Douglas-Peucker tolerance per shared arc, metres). */
 export const SIMPLIFY_INTERVAL_M = 100;
 /** Points per axis of the TopoJSON grid over each layer (about a metre or less). */
@@ -93,6 +117,8 @@ export async function buildBundle(dataDir: string, outDir: string = BUNDLE_DIR):
   const geocodes = read(SOURCES.geocodes);
   const places = read(SOURCES.places);
   const towns = read(SOURCES.towns);
+  const tribal = read(SOURCES.tribal);
+  const parks = read(SOURCES.parks);
   const current = new Set(readFccCsv(SOURCES.registry, registry.toString("utf8")).rows.map((r) => r.id));
   const placesJson = gunzipSync(places);
   const outputs: [string, Buffer][] = [
@@ -100,6 +126,11 @@ export async function buildBundle(dataDir: string, outDir: string = BUNDLE_DIR):
     [BUNDLE_FILES.geocodes, gzip(reduceGeocodes(JSON.parse(geocodes.toString("utf8")), current))],
     [BUNDLE_FILES.places, gzip(simplifiedLayer(placesJson, "places", PLACE_FIELDS))],
     [BUNDLE_FILES.towns, gzip(simplifiedLayer(gunzipSync(towns), "towns", TOWN_FIELDS))],
+    [
+      BUNDLE_FILES.tribal,
+      gzip(simplifiedLayer(governedLandOnly(gunzipSync(tribal)), "tribal", TRIBAL_FIELDS)),
+    ],
+    [BUNDLE_FILES.parks, gzip(simplifiedLayer(gunzipSync(parks), "parks", PARK_FIELDS))],
   ];
   mkdirSync(outDir, { recursive: true });
   for (const [name, bytes] of outputs) writeFileSync(join(outDir, name), bytes);
@@ -110,6 +141,8 @@ export async function buildBundle(dataDir: string, outDir: string = BUNDLE_DIR):
       { name: SOURCES.geocodes, sha256: sha256(geocodes) },
       { name: SOURCES.places, sha256: sha256(places) },
       { name: SOURCES.towns, sha256: sha256(towns) },
+      { name: SOURCES.tribal, sha256: sha256(tribal) },
+      { name: SOURCES.parks, sha256: sha256(parks) },
     ],
     psaps: current.size,
     places: (JSON.parse(placesJson.toString("utf8")) as { features: unknown[] }).features.length,

@@ -8,6 +8,7 @@ import { classifyAndLink } from "./classify-and-link.ts";
 import { type County, CountyMatcher } from "./counties.ts";
 import { collectDrafts } from "./drafts.ts";
 import { handledByInComment, resolveHandledBy } from "./handled-by.ts";
+import { type LinkInput, landBoundaries } from "./land-areas.ts";
 import { matchMembers } from "./member-towns.ts";
 import type {
   BoundaryFeature,
@@ -23,6 +24,7 @@ import { combineMunicipalities, type TownInput } from "./municipalities.ts";
 import { matchNenaLayers, type NenaLayer } from "./nena-match.ts";
 import { placeAll } from "./placement.ts";
 import { PlaceIndex } from "./places.ts";
+import type { LandArea } from "./read-land-areas.ts";
 import { type MergeSummary, summarize } from "./summary.ts";
 
 export type { MergeSummary } from "./summary.ts";
@@ -40,6 +42,9 @@ export interface MergeInputs {
   memberTowns?: { rows: MemberTownRow[]; report: FileReport }[];
   /** Lines files: the directory's (data/directory/lines/) and the operator's. */
   lines?: LineInput[];
+  /** Reservations, trust lands and National Parks (read-land-areas.ts), and the rows linking them to centres. */
+  landAreas?: LandArea[];
+  areaLinks?: LinkInput[];
   counties: readonly County[];
   dataVersion: string;
 }
@@ -80,6 +85,7 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     places,
     counties: input.counties,
   });
+  const land = landBoundaries(input.landAreas ?? [], input.areaLinks ?? [], psaps);
   const summary = summarize({
     psaps,
     classes,
@@ -93,13 +99,14 @@ export function mergeInputs(input: MergeInputs): { dataset: PsapDataset; summary
     answering,
     members,
     lines,
+    land: land.summary,
     countiesTotal: input.counties.length,
   });
   return {
     dataset: {
       dataVersion: input.dataVersion,
       psaps,
-      areas: answering.areas,
+      areas: [...land.areas, ...answering.areas],
       served: answering.served,
       nena: nena.records,
     },

@@ -13,6 +13,7 @@ export type FileKind =
   | "member-towns"
   | "directory-lines"
   | "area-links"
+  | "land-areas"
   | "nena-psap-polygons";
 
 /** One dropped or ignored row, and why. `line` is the file's line (CSV) or the item's position (JSON). */

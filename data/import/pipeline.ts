@@ -9,12 +9,15 @@ import { type MergeInputs, type MergeSummary, mergeInputs } from "./merge.ts";
 import type { FileReport, Place } from "./model.ts";
 import { isNenaPsapLayer } from "./nena-fields.ts";
 import { printable } from "./printable.ts";
+import { isAreaLinksHeader, readAreaLinks } from "./read-area-links.ts";
 import { isDirectoryLinesHeader, readDirectoryLines } from "./read-directory-lines.ts";
 import { isFccCsvHeader, readFccCsv } from "./read-fcc-csv.ts";
 import { isFccJson, readFccJson } from "./read-fcc-json.ts";
 import { isGeoJson, readGeoJson } from "./read-geojson.ts";
 import { readGeoPackage } from "./read-geopackage.ts";
 import { readInput } from "./read-input.ts";
+import type { LandArea } from "./read-land-areas.ts";
+import { isNationalParks, isTribalAreas, readLandAreas } from "./read-land-areas.ts";
 import { isMemberTownsHeader, readMemberTowns } from "./read-member-towns.ts";
 import { readNenaLayer } from "./read-nena.ts";
 import { isOverrideCsvHeader, readOverrides } from "./read-overrides.ts";
@@ -71,6 +74,8 @@ export async function prepareImport(
     overrides: [],
     memberTowns: [],
     lines: [],
+    landAreas: [],
+    areaLinks: [],
     files: [],
     versions: [],
     placeSources: [],
@@ -134,7 +139,12 @@ async function readFile(path: string, limits: ReadLimits, inputs: Inputs): Promi
 }
 
 function readJsonFile(path: string, json: unknown, inputs: Inputs): void {
-  if (isTownBoundaries(json)) {
+  if (isTribalAreas(json) || isNationalParks(json)) {
+    const r = readLandAreas(path, json);
+    append(inputs.landAreas as LandArea[], r.areas);
+    inputs.files.push(r.report);
+    inputs.versions.push(basename(path));
+  } else if (isTownBoundaries(json)) {
     const r = readTowns(path, json);
     inputs.towns?.push({ towns: r.towns, report: r.report });
     inputs.files.push(r.report);
@@ -193,6 +203,11 @@ function readCsvFile(path: string, table: CsvTable, inputs: Inputs): void {
       append(inputs.project, r.rows);
       inputs.files.push(r.report);
       inputs.versions.push(basename(path));
+    } else if (isAreaLinksHeader(header)) {
+      const r = readAreaLinks(path, table, inputs.now);
+      inputs.areaLinks?.push({ links: r.links, report: r.report });
+      inputs.files.push(r.report);
+      if (!isDirectoryFile(path)) inputs.versions.push(basename(path));
     } else if (isDirectoryLinesHeader(header)) {
       const r = readDirectoryLines(path, table, {
         origin: isDirectoryFile(path) ? "directory" : "operator",

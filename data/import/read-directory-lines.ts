@@ -51,7 +51,9 @@ const KEYPAD = "22233344455566677778889999";
  * them ("[719] 444.7000", "815/748-8400", "435–627–4300"), and keypad letters ("505-242-COPS").
  */
 export function asDialled(printed: string): string {
-  return printed
+  // "624-COPS (2677)": the digits a vanity number is spelled with, printed beside it, are not dialled twice.
+  const spelled = /[A-Za-z]/.test(printed) ? printed.replace(/\(\s*\d+\s*\)/g, " ") : printed;
+  return spelled
     .replace(/[\u2010-\u2015\u2212]/g, "-")
     .replace(/[/[\]]/g, " ")
     .replace(/[A-Za-z]/g, (c) => KEYPAD[c.toUpperCase().charCodeAt(0) - 65] ?? c);

@@ -168,7 +168,10 @@ function placesLines(out: string[], s: MergeSummary): void {
   );
   out.push("Lines of the primary PSAPs by state:");
   out.push(...coverageTable(s.lineCoverage));
-  out.push(`Boundary polygons: ${s.boundaries}`);
+  out.push(`Boundary polygons: ${s.boundaries} (operator service areas and NENA layers)`);
+  out.push(
+    `Land areas (reservations, trust lands, National Parks): ${s.landAreas.read} read, ${s.landAreas.linked} answered by a linked centre (${s.landAreas.links} directory links kept)`,
+  );
 }
 
 /** The index built, and what was written where. */

@@ -23,6 +23,7 @@ function csvFilesIn(dir: string): string[] {
 export const DIRECTORY_FILES: readonly string[] = [
   ...csvFilesIn(join(DIRECTORY_DIR, "lines")),
   ...csvFilesIn(join(DIRECTORY_DIR, "members")),
+  join(DIRECTORY_DIR, "areas.csv"),
 ];
 
 /** The overrides and the directory: what `npm run psap:import` adds to real data by default. */

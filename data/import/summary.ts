@@ -7,6 +7,7 @@ import type { Answering } from "./answering.ts";
 import type { LinesSummary } from "./attach-lines.ts";
 import type { Classified } from "./classify-and-link.ts";
 import type { HandledByLink } from "./handled-by.ts";
+import type { LandAreasSummary } from "./land-areas.ts";
 import type { PlacementMethod } from "./locate.ts";
 import type { OverrideRow } from "./model.ts";
 import type { Placed } from "./placement.ts";
@@ -56,6 +57,8 @@ export interface MergeSummary {
   /** Lines by state (data/directory/coverage.ts), the primaries only: secondaries take their calls by transfer. */
   lineCoverage: ReturnType<typeof coverageByState>;
   linesKept: number;
+  /** Reservations, trust lands and National Parks read, those linked to the centre that answers there, and the links. */
+  landAreas: LandAreasSummary;
   boundaries: number;
 }
 
@@ -72,6 +75,7 @@ export interface SummaryInputs {
   answering: Answering;
   members: { byPsap: ReadonlyMap<string, unknown>; byPlace: ReadonlyMap<string, unknown> };
   lines: LinesSummary;
+  land: LandAreasSummary;
   countiesTotal: number;
 }
 
@@ -118,6 +122,7 @@ export function summarize(args: SummaryInputs): MergeSummary {
       new Date(),
     ),
     linesKept: args.lines.rows,
+    landAreas: args.land,
     boundaries: args.answering.areas.filter((a) => a.kind === "boundary").length,
   };
 }

@@ -3,6 +3,9 @@
 import { CounselorSDK } from "/sdk/counselor.js";
 import {
   ageText,
+  aroundTheClockLine,
+  awayScript,
+  businessLine,
   CONNECTION_BADGES,
   callScript,
   checkLine,
@@ -13,9 +16,13 @@ import {
   distanceText,
   firstNumber,
   jurisdictionLabel,
+  lineKindText,
+  lineProvenance,
+  lineWithKind,
   nationalPhone,
   numberLabel,
   placeLine,
+  sourceHref,
   telHref,
   whyChosen,
 } from "./format.js";
@@ -82,8 +89,9 @@ function statusText() {
         ? "Asked for the location again: waiting. The last location received is below."
         : `SOS sent: waiting for the patient's location…${view.away ? " The patient's page is not connected right now: the request reaches it when it reconnects." : ""}${fromCheck && `${fromCheck} Until a fresh one comes, call its centre.`}`;
     case "results":
-      return result?.psaps[0]?.phone
-        ? "Location received. Call the centre below."
+      if (aroundTheClockLine(result?.psaps[0])) return "Location received. Call the centre below.";
+      return businessLine(result?.psaps[0])
+        ? "Location received. No 24/7 line on file: follow the script below."
         : "Location received. No number on file: follow the script below.";
     case "outside":
       return `The patient is outside the United States${result?.area?.country ? ` (${result.area.country})` : ""}: no US 911 centre can help there. They should dial ${firstNumber(result?.emergency)}.`;
@@ -122,8 +130,12 @@ function badge(id, [text, tone]) {
 function render() {
   const status = $("status");
   status.dataset.state = view.kind;
+  // Green only when there is a line to call around the clock: "no number on file" is no success.
+  const canCall = Boolean(aroundTheClockLine(result?.psaps[0]));
   status.dataset.tone =
-    { results: "ok", outside: "sos", unavailable: "sos", failed: "sos", error: "sos" }[view.kind] || "";
+    { results: canCall ? "ok" : "warn", outside: "sos", unavailable: "sos", failed: "sos", error: "sos" }[
+      view.kind
+    ] || "";
   status.textContent = statusText();
   const live = session === "active" || session === "sos";
   $("sos").disabled = !live || view.kind === "sending";
@@ -180,30 +192,46 @@ function numbersLine(emergency) {
   return p;
 }
 
-/** The call action with a number: a tel: button that says what it rings. */
-function callButton(first) {
+/** A line's kind, the day it was checked and where it is published, in small print. */
+function lineNote(line) {
+  const p = el("p", null, { class: "small", "data-testid": "line-kind" });
+  p.append(el("strong", lineKindText(line.kind)), ` · ${lineProvenance(line)} · `);
+  const href = sourceHref(line);
+  p.append(
+    href
+      ? el("a", "source", { href, target: "_blank", rel: "noopener noreferrer" })
+      : el("span", `source: ${line.source}`),
+  );
+  return p;
+}
+
+/** The call action with a line answered around the clock: a tel: button that says what it rings. */
+function callButton(line) {
   const box = el("div", null, { class: "call-action", "data-testid": "call-action" });
-  const emergencyLine = first.phone_kind === "emergency";
+  const emergencyLine = line.kind === "emergency";
   box.append(
-    el("a", `Call ${emergencyLine ? "its 911 line" : "its business line"}: ${nationalPhone(first.phone)}`, {
+    el("a", `Call ${emergencyLine ? "its 911 line" : "its dispatch line"}: ${nationalPhone(line.phone)}`, {
       class: "call",
-      href: telHref(first.phone),
+      href: telHref(line.phone),
       "data-testid": "call-first-phone",
+      "data-kind": line.kind,
     }),
     el(
       "p",
       emergencyLine
         ? "Rings the centre's 911 floor directly."
-        : "The centre's business line: say it is an emergency and ask for the 911 dispatcher.",
+        : "Answered by the centre's dispatchers around the clock: say it is an emergency.",
       { class: "small" },
     ),
+    lineNote(line),
   );
   return box;
 }
 
 /** The call action without a number (none on file, or the patient abroad): a script to follow, and its copy. */
-function scriptBox() {
-  const script = callScript(shown(), address);
+function scriptBox(away = false) {
+  const make = () => (away ? awayScript(address) : callScript(shown(), address));
+  const script = make();
   const box = el("div", null, { class: "call-action script", "data-testid": "call-action" });
   const steps = el("ol", null, { "data-testid": "call-first-no-number" });
   steps.append(...script.steps.map((step) => el("li", step)));
@@ -220,7 +248,7 @@ function scriptBox() {
     readonly: "",
     hidden: "",
   });
-  copy.addEventListener("click", () => void copyText(callScript(shown(), address).copyText, said, fallback));
+  copy.addEventListener("click", () => void copyText(make().copyText, said, fallback));
   row.append(copy, said);
   box.append(el("p", script.heading, { class: "strong" }), steps, row, fallback);
   return box;
@@ -230,10 +258,13 @@ function renderFirst() {
   const card = $("call-first");
   const body = $("call-first-body");
   const cards = shown();
-  card.hidden = !cards;
+  // Without a fix and with the patient's page away, the call action is the transfer path with the address.
+  const away = !cards && session === "sos" && view.kind === "waiting" && view.away;
+  card.hidden = !cards && !away;
   // A result from the check is marked as such right in the heading, on the first screen with its age.
   $("call-first-from").textContent =
     cards && cards !== result ? ` · location check, ${checkedAt(cards)}` : "";
+  if (away) return body.replaceChildren(scriptBox(true));
   if (!cards) return body.replaceChildren();
   const first = cards.psaps[0];
   const dial = firstNumber(cards.emergency);
@@ -262,13 +293,15 @@ function renderFirst() {
   }
   body.replaceChildren(
     el("p", first.name, { class: "first-name", "data-testid": "call-first-name" }),
-    first.phone ? callButton(first) : scriptBox(),
+    aroundTheClockLine(first) ? callButton(aroundTheClockLine(first)) : scriptBox(),
+    // A business line's kind, date and source, under the script that offers it second.
+    ...(!aroundTheClockLine(first) && businessLine(first) ? [lineNote(businessLine(first))] : []),
     ...note,
     el(
       "p",
       [
         [first.city, first.state].filter(Boolean).join(", "),
-        jurisdictionLabel(first.jurisdiction, first.state),
+        jurisdictionLabel(first.jurisdiction, first.state, first.name),
         distanceText(first, cards.area),
       ]
         .filter(Boolean)
@@ -298,8 +331,7 @@ function renderLocation() {
     if (cards.location) facts.push(fact("GPS", coordinatesLine(cards.location), "location-coordinates"));
   } else facts.push(fact("Where", "not shared: ask the patient"));
   facts.push(fact("Address on file", address || "none", "location-address"));
-  if (cards === result && result)
-    facts.push(fact("Received", new Date(result.computed_at).toLocaleTimeString()));
+  if (cards === result && result) facts.push(fact("Received", clockTime(result.computed_at)));
   else if (cards) facts.push(fact("Location check", checkedAt(cards), "location-checked"));
   $("where").replaceChildren(...facts);
 }
@@ -316,7 +348,7 @@ function renderOthers() {
         el(
           "span",
           [
-            jurisdictionLabel(p.jurisdiction, p.state),
+            jurisdictionLabel(p.jurisdiction, p.state, p.name),
             [p.city, p.state].filter(Boolean).join(", "),
             distanceText(p, cards.area),
           ]
@@ -325,9 +357,10 @@ function renderOthers() {
           { class: "muted" },
         ),
       );
+      const best = aroundTheClockLine(p) || businessLine(p);
       li.append(
-        p.phone
-          ? el("a", nationalPhone(p.phone), { href: telHref(p.phone), class: "tel" })
+        best
+          ? el("a", lineWithKind(best), { href: telHref(best.phone), class: "tel" })
           : el("span", "no number on file", { class: "muted" }),
       );
       li.append(el("span", whyChosen(p, cards.area)));
@@ -447,8 +480,10 @@ if (!token) {
     setView({ kind: "sending" });
     try {
       const res = await sdk.trigger();
-      // The socket may have brought the session state (or even a result) first.
-      if (view.kind === "sending") setView({ kind: "waiting", away: !res.patient_connected });
+      // The socket may have brought the session state first (then the view is already "waiting", without
+      // knowing whether the patient's page is there) or even a result: only the result wins over this answer.
+      if (view.kind === "sending" || (view.kind === "waiting" && !result))
+        setView({ kind: "waiting", away: !res.patient_connected });
     } catch (err) {
       setView({ kind: "failed", what: "SOS", code: err.code || "error" });
     }

@@ -48,13 +48,71 @@ const JURISDICTION = {
   special: "a special centre (campus, airport, state police or similar)",
 };
 
+/**
+ * What a `special` centre is, read from its name where the name says it: a card names a base's centre a
+ * military base's, not "campus, airport, state police or similar".
+ */
+const SPECIAL_KINDS = [
+  [
+    /\b(air force|afb|army|navy|naval|marine corps|fort|camp|joint base|military|national guard)\b/i,
+    "a military base's own centre",
+  ],
+  [/\b(university|college|campus)\b/i, "a campus's own centre"],
+  [/\b(airport|aviation)\b/i, "an airport's own centre"],
+  [/\b(state police|highway patrol|state patrol|troopers?)\b/i, "the state police"],
+  [/\b(national park|park service)\b/i, "a National Park's own centre"],
+];
+
 /** US territories: a centre for all of one is territory-wide, not statewide. */
 const TERRITORIES = new Set(["PR", "GU", "VI", "AS", "MP"]);
 
-/** What kind of centre it is, in words (`state` tells a territory's centre from a state's). */
-export function jurisdictionLabel(jurisdiction, state) {
+/** What kind of centre it is, in words (`state` tells a territory's centre from a state's; `name` a special one's kind). */
+export function jurisdictionLabel(jurisdiction, state, name = "") {
   if (jurisdiction === "state" && TERRITORIES.has(state)) return "the territory-wide 911 centre";
+  if (jurisdiction === "special") {
+    const kind = SPECIAL_KINDS.find(([pattern]) => pattern.test(name));
+    if (kind) return kind[1];
+  }
   return JURISDICTION[jurisdiction] || jurisdiction || "a 911 centre";
+}
+
+// ---------------------------------------------------------------------------
+// A centre's lines: what each is, in words a counselor acts on.
+
+const LINE_KINDS = {
+  emergency: "Emergency line, rings the 911 floor",
+  dispatch: "Dispatch, 24/7",
+  administrative: "Business line: may not answer at night",
+};
+
+/** The kind of a line in words: `Dispatch, 24/7`, `Business line: may not answer at night`. */
+export function lineKindText(kind) {
+  return LINE_KINDS[kind] || LINE_KINDS.administrative;
+}
+
+/** The best line answered around the clock (emergency, else dispatch), or null: the only one a call action dials. */
+export function aroundTheClockLine(psap) {
+  return (psap?.lines || []).find((l) => l.kind === "emergency" || l.kind === "dispatch") || null;
+}
+
+/** The best business line, or null: offered only after the transfer path. */
+export function businessLine(psap) {
+  return (psap?.lines || []).find((l) => l.kind === "administrative") || null;
+}
+
+/** `checked 2026-11-28` and where it is published, for the line's small print. */
+export function lineProvenance(line) {
+  return `checked ${line.checked_on}${line.origin === "operator" ? ", set by this service's operator" : ""}`;
+}
+
+/** A source that is a web address, to link; null for a document's title. */
+export function sourceHref(line) {
+  return /^https?:\/\//i.test(line?.source || "") ? line.source : null;
+}
+
+/** `(708) 555-1234 (Dispatch, 24/7)`: a number with its kind, as copied. */
+export function lineWithKind(line) {
+  return `${nationalPhone(line.phone)} (${lineKindText(line.kind)})`;
 }
 
 /** Whole kilometres, or "< 1": a distance to a city's or county's centre is no finer than that. */
@@ -90,9 +148,10 @@ export function whyChosen(psap, area) {
     case "boundary":
       return "Its registered service area contains the patient's location.";
     case "city":
-      return place
-        ? `It answers 911 calls inside the city limits of ${place}, where the patient is.`
-        : "It answers 911 calls for the city the patient is in.";
+      if (!place) return "It answers 911 calls for the city or town the patient is in.";
+      return area?.place_kind === "town"
+        ? `It answers 911 calls in the ${TOWNSHIP_STATES.has(state) ? "township" : "town"} of ${place}, where the patient is.`
+        : `It answers 911 calls inside the city limits of ${place}, where the patient is.`;
     case "county":
       return county
         ? `It answers 911 calls for ${county}, where the patient is${place && area?.place_kind === "community" && state !== "PR" ? ` (${place} is unincorporated)` : ""}.`
@@ -194,7 +253,8 @@ export function dispatcherText(result, address, now = new Date()) {
   lines.push(`Address on file: ${address || "none"}`);
   const first = result?.psaps?.[0];
   if (first) {
-    const phone = first.phone ? `, ${nationalPhone(first.phone)}` : ", no number on file";
+    const best = aroundTheClockLine(first) || businessLine(first);
+    const phone = best ? `, ${lineWithKind(best)}` : ", no number on file";
     lines.push(
       `Answering 911 centre: ${first.name} (${[first.city, first.state].filter(Boolean).join(", ")}${phone})`,
     );
@@ -203,8 +263,9 @@ export function dispatcherText(result, address, now = new Date()) {
 }
 
 /**
- * What the counselor does when there is no number to call (none on file, or the patient is abroad): two
- * steps to follow at once, as shown, and the same with every detail to read out, as copied.
+ * What the counselor does when there is no 24/7 line to call (none on file, only a business line, or the
+ * patient is abroad): the steps to follow at once, the transfer path first and a business line only after
+ * it, as shown, and the same with every detail to read out, as copied.
  * `result` is what onPSAPResults gave; `address` the address on file.
  */
 export function callScript(result, address, now = new Date()) {
@@ -214,11 +275,17 @@ export function callScript(result, address, now = new Date()) {
   const where = spokenPlace(result?.area) || "the location below";
   const country = result?.area?.country;
   const abroad = !first && country && country !== "US";
+  const business = businessLine(first);
   const ask = `Ask the patient, or someone with them, to dial ${dial} now if they can${abroad ? ` (${countryName(country)})` : ""}: their page has the button.`;
   const steps = first
     ? [
         ask,
         `If they cannot: call 911 where you are, say the patient is in ${where}, and ask to be transferred to ${centreLine(first)}.`,
+        ...(business
+          ? [
+              `If the transfer fails: its business line, ${nationalPhone(business.phone)} (may not answer at night). Say it is an emergency.`,
+            ]
+          : []),
       ]
     : [
         ask,
@@ -237,10 +304,15 @@ export function callScript(result, address, now = new Date()) {
     `1. ${steps[0]}`,
     `2. ${steps[1]}`,
     ...(say ? [`   ${say}`] : []),
+    ...steps.slice(2).map((step, i) => `${i + 3}. ${step}`),
     ...details,
   ].join("\n");
   return {
-    heading: first ? "No number on file. Do this now:" : "Do this now:",
+    heading: !first
+      ? "Do this now:"
+      : business
+        ? "No 24/7 line on file. Do this now:"
+        : "No number on file. Do this now:",
     steps,
     copyText,
   };
@@ -281,7 +353,8 @@ function checkedPlace(area) {
 function callFirst(check) {
   const first = check.psaps?.[0];
   if (!first) return `no US 911 centre; the patient dials ${firstNumber(check.emergency)}`;
-  return `${first.name}, ${first.phone ? nationalPhone(first.phone) : "no number on file"}`;
+  const best = aroundTheClockLine(first) || businessLine(first);
+  return `${first.name}, ${best ? lineWithKind(best) : "no number on file"}`;
 }
 
 /**
@@ -304,4 +377,24 @@ function checkedSuffix(result) {
   return result?.checked_at
     ? ` (location check at ${utcMinute(new Date(result.checked_at))}, not a fresh fix)`
     : "";
+}
+
+/**
+ * When the SOS was sent but the patient's page is not connected: what to do at once, without a fix. The
+ * address on file is the only place known; the request reaches the page when it reconnects.
+ */
+export function awayScript(address, now = new Date()) {
+  const steps = [
+    "Try to reach the patient: the location request reaches their page when it reconnects.",
+    address
+      ? `If they may be in danger now: call 911 where you are, give the address on file (${address}), and ask for the 911 centre there.`
+      : "If they may be in danger now: call 911 where you are, say where the patient may be, and ask for the 911 centre there.",
+  ];
+  const copyText = [
+    `Call script (telehealth SOS, ${utcMinute(now)})`,
+    `1. ${steps[0]}`,
+    `2. ${steps[1]}`,
+    `Address on file: ${address || "none"}`,
+  ].join("\n");
+  return { heading: "The patient's page is not connected. Do this now:", steps, copyText };
 }

@@ -2,7 +2,18 @@
 // was shared. Everything comes from the URL fragment (#token=...&api=...&ws=...); without a token the
 // SDK uses the one this tab kept (a reload). No coordinate is ever shown, stored or put in a URL here.
 import { PatientSDK } from "/sdk/patient.js";
-import { CONNECTION_BADGES, firstNumber, nationalPhone, numberLabel, telHref } from "./format.js";
+import {
+  aroundTheClockLine,
+  businessLine,
+  CONNECTION_BADGES,
+  clockTime,
+  distanceText,
+  firstNumber,
+  lineKindText,
+  nationalPhone,
+  numberLabel,
+  telHref,
+} from "./format.js";
 
 const params = new URLSearchParams(location.hash.slice(1));
 const $ = (id) => document.getElementById(id);
@@ -107,7 +118,7 @@ const sdk = new PatientSDK({
     // Results come back only for a location that reached the service: now it is shared. Outside an
     // emergency request, it was the check at the start of the session.
     const sos = session === "sos";
-    const at = new Date().toLocaleTimeString();
+    const at = clockTime(new Date().toISOString());
     showLocation(
       "shared",
       sos
@@ -119,11 +130,14 @@ const sdk = new PatientSDK({
     $("psaps").replaceChildren(
       ...psaps.map((p) => {
         const li = el("li");
-        li.append(
-          el("strong", p.name),
-          el("span", `${p.distance_km.toFixed(1)} km away`, { class: "muted" }),
-        );
-        if (p.phone) li.append(el("a", nationalPhone(p.phone), { href: telHref(p.phone), class: "tel" }));
+        // As precise as the centre's position: "≈ 133 km (county centre)", never "133.4 km away".
+        li.append(el("strong", p.name), el("span", distanceText(p, null), { class: "muted" }));
+        const line = aroundTheClockLine(p) || businessLine(p);
+        if (line)
+          li.append(
+            el("a", nationalPhone(line.phone), { href: telHref(line.phone), class: "tel" }),
+            el("span", lineKindText(line.kind), { class: "muted small" }),
+          );
         return li;
       }),
     );

@@ -46,5 +46,7 @@ export function bestOf(lines: readonly PsapLine[]): {
 export function isStale(line: Pick<PsapLine, "checked_on">, now: Date): boolean {
   const read = Date.parse(`${line.checked_on}T00:00:00Z`);
   if (Number.isNaN(read)) return true;
-  return now.getTime() - read > CONTACT_LIMITS.staleAfterDays * 86_400_000;
+  // Whole days, from the day it was read to today (UTC): the time of day of the question changes nothing.
+  const today = Date.parse(`${now.toISOString().slice(0, 10)}T00:00:00Z`);
+  return (today - read) / 86_400_000 > CONTACT_LIMITS.staleAfterDays;
 }

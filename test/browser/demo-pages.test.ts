@@ -25,6 +25,10 @@ const LONDON = { latitude: 51.5074, longitude: -0.1278, accuracy: 40 };
 const ANCHORAGE = { latitude: 61.2176, longitude: -149.8997, accuracy: 20 };
 /** Old San Juan, Puerto Rico: a municipio, whose places are all census-designated. */
 const SAN_JUAN = { latitude: 18.4655, longitude: -66.1057, accuracy: 20 };
+/** Cambridge, Massachusetts: its Emergency Communications (FCC 3163) answers; the test gives it only a business line. */
+const CAMBRIDGE = { latitude: 42.3736, longitude: -71.1097, accuracy: 25 };
+const CAMBRIDGE_ECC = "3163";
+const CAMBRIDGE_BUSINESS_PHONE = "+16175550142";
 /** Downtown Boston: several centres registered at the same city point. */
 const BOSTON = { latitude: 42.3601, longitude: -71.0589, accuracy: 20 };
 const ADDRESS = "17000 S Kedzie Ave, Hazel Crest, IL 60429";
@@ -155,12 +159,21 @@ beforeAll(async () => {
     source: "browser test: a fictional 555 number",
   });
   expect(put.status).toBe(200);
+  const business = await admin("PUT", `/psaps/${CAMBRIDGE_ECC}/contact`, {
+    phone: CAMBRIDGE_BUSINESS_PHONE,
+    phone_kind: "administrative",
+    source: "browser test: a fictional 555 number",
+  });
+  expect(business.status).toBe(200);
 });
 
 afterAll(async () => {
   for (const c of contexts) await c.close().catch(() => {});
   await browser?.close().catch(() => {});
-  if (service && adminToken) await admin("DELETE", `/psaps/${SOUTHLAND}/contact`).catch(() => {});
+  if (service && adminToken) {
+    await admin("DELETE", `/psaps/${SOUTHLAND}/contact`).catch(() => {});
+    await admin("DELETE", `/psaps/${CAMBRIDGE_ECC}/contact`).catch(() => {});
+  }
   await service?.stop();
 });
 
@@ -191,6 +204,12 @@ describe("the counselor console in the worst minute", () => {
     expect(await phone.getAttribute("href")).toBe(`tel:${SOUTHLAND_PHONE}`);
     expect(await phone.textContent()).toBe("Call its 911 line: (708) 555-1234");
     expect(await text(counselor, byId("call-action"))).toContain("Rings the centre's 911 floor directly.");
+    // What the line is, when it was checked and where it comes from, under the button.
+    const kind = await text(counselor, byId("line-kind"));
+    expect(kind).toContain("Emergency line, rings the 911 floor");
+    expect(kind).toMatch(/checked \d{4}-\d{2}-\d{2}, set by this service's operator/);
+    expect(kind).toContain("source: browser test: a fictional 555 number");
+    expect(await counselor.locator(byId("console-status")).getAttribute("data-tone")).toBe("ok");
     expect(await counselor.locator(byId("copy-call-script")).count()).toBe(0);
     // After the SOS the red, dominant control is the call; asking again is secondary.
     expect(await background(counselor, byId("call-first-phone"))).toBe(RED);
@@ -225,7 +244,7 @@ describe("the counselor console in the worst minute", () => {
     expect(copied).toContain("GPS: 41.57250, -87.69450 (latitude, longitude, accuracy ±25 m)");
     expect(copied).toContain(`Address on file: ${ADDRESS}`);
     expect(copied).toContain(
-      "Answering 911 centre: Southland Dispatch Center (Hazel Crest, IL, (708) 555-1234)",
+      "Answering 911 centre: Southland Dispatch Center (Hazel Crest, IL, (708) 555-1234 (Emergency line, rings the 911 floor))",
     );
 
     // The patient page: shared only now that a result came back; never before.
@@ -242,6 +261,11 @@ describe("the counselor console in the worst minute", () => {
     expect(seen.slice(firstShared).every((s) => s.startsWith("shared"))).toBe(true);
     expect(await patient.locator(byId("emergency-call")).getAttribute("href")).toBe("tel:911");
     expect(await noSidewaysScroll(patient)).toBeLessThanOrEqual(390);
+    // The patient page's distances are as exact as the centres' positions (city or county points).
+    const centres = await text(patient, "#centres");
+    expect(centres).toContain("(708) 555-1234");
+    expect(centres).toContain("Emergency line, rings the 911 floor");
+    expect(centres).not.toMatch(/\d+\.\d km/);
 
     // A cancel: one status, the card gone, SOS red again.
     await counselor.click("#cancel");
@@ -268,6 +292,8 @@ describe("the counselor console in the worst minute", () => {
     );
     expect(await text(counselor, byId("call-first-name"))).toBe("Evanston Police Department");
     expect(await counselor.locator(byId("call-first-phone")).count()).toBe(0);
+    // "No number on file" is no success: not in the success colour.
+    expect(await counselor.locator(byId("console-status")).getAttribute("data-tone")).toBe("warn");
     const action = await text(counselor, byId("call-action"));
     expect(action).toContain("No number on file. Do this now:");
     expect(action).toContain(
@@ -325,6 +351,59 @@ describe("the counselor console in the worst minute", () => {
       "Answering 911 centre: Evanston Police Department (Evanston, IL, no number on file)",
     );
     expect(await text(counselor, "#copied")).not.toBe("");
+  });
+
+  it("with only a business line on file, keeps the transfer path first and offers the business line second", async () => {
+    const { counselor } = await openPair(geo(CAMBRIDGE, { viewport: PHONE }), ADDRESS, {
+      viewport: PHONE,
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
+    await sos(counselor, "results");
+    expect(await text(counselor, byId("console-status"))).toBe(
+      "Location received. No 24/7 line on file: follow the script below.",
+    );
+    expect(await counselor.locator(byId("console-status")).getAttribute("data-tone")).toBe("warn");
+    expect(await text(counselor, byId("call-first-name"))).toBe("Cambridge Emergency Communications");
+    // No tel: button for a line that may ring out at night.
+    expect(await counselor.locator(byId("call-first-phone")).count()).toBe(0);
+    const action = await text(counselor, byId("call-action"));
+    expect(action).toContain("No 24/7 line on file. Do this now:");
+    const steps = await counselor.locator(`${byId("call-first-no-number")} li`).allTextContents();
+    expect(steps[1]).toMatch(/^If they cannot: call 911 where you are/);
+    expect(steps[2]).toBe(
+      "If the transfer fails: its business line, (617) 555-0142 (may not answer at night). Say it is an emergency.",
+    );
+    expect(await text(counselor, byId("line-kind"))).toContain("Business line: may not answer at night");
+    await expectCallActionOnFirstScreen(counselor);
+    await counselor.setViewportSize(PHONE);
+    await counselor.click(byId("copy-call-script"));
+    await waitFor("the script on the clipboard", async () =>
+      (await counselor.evaluate(() => navigator.clipboard.readText())).startsWith("Call script"),
+    );
+    const copied = await counselor.evaluate(() => navigator.clipboard.readText());
+    expect(copied).toContain("3. If the transfer fails: its business line, (617) 555-0142");
+  });
+
+  it("says at once that the patient's page is not connected, with the transfer path and the address on file", async () => {
+    const session = await newSession(ADDRESS);
+    const counselor = await newPage({ viewport: PHONE });
+    await counselor.goto(demoUrl("counselor", session.counselor_token));
+    await waitFor(
+      "the console to be ready",
+      async () => (await state(counselor, "console-status")) === "ready",
+    );
+    await counselor.click(byId("sos-trigger"));
+    // Long before the 30 s deadline: the trigger's own answer says no patient page is connected.
+    await waitFor("the console to say the patient's page is away", async () =>
+      (await text(counselor, byId("console-status"))).includes(
+        "The patient's page is not connected right now",
+      ),
+    );
+    const action = await text(counselor, byId("call-action"));
+    expect(action).toContain("The patient's page is not connected. Do this now:");
+    expect(action).toContain(`give the address on file (${ADDRESS})`);
+    expect(await state(counselor, "console-status")).toBe("waiting");
+    await expectCallActionOnFirstScreen(counselor);
   });
 
   it("names county equivalents by their own words and distances as exact as the centre's position", async () => {

@@ -1,6 +1,6 @@
 // The demo pages' plain-words formatting (public/demo/format.js): what a counselor reads and copies.
 import { describe, expect, it } from "vitest";
-import type { PsapArea, PsapRecord, ReportedLocation } from "../../sdk/src/protocol.ts";
+import type { PsapArea, PsapLine, PsapRecord, ReportedLocation } from "../../sdk/src/protocol.ts";
 
 interface Format {
   nationalPhone(e164: string | null): string;
@@ -25,6 +25,12 @@ interface Format {
   ageText(iso: string, now?: Date): string;
   checkLine(check: Record<string, unknown>, now?: Date): string;
   checkNote(check: { checked_at: string }, now?: Date): string;
+  aroundTheClockLine(psap: PsapRecord): PsapLine | null;
+  businessLine(psap: PsapRecord): PsapLine | null;
+  lineKindText(kind: string): string;
+  lineWithKind(line: PsapLine): string;
+  jurisdictionLabel(jurisdiction: string, state: string, name?: string): string;
+  awayScript(address: string | null, now?: Date): { heading: string; steps: string[]; copyText: string };
 }
 
 interface CountyNames {
@@ -191,7 +197,7 @@ describe("demo page formatting", () => {
   });
 
   it("writes a call script to follow at once when no number is on file, and copies it with every detail", () => {
-    const noNumber = { ...PSAP, phone: null, phone_kind: null };
+    const noNumber = { ...PSAP, phone: null, phone_kind: null, lines: [] };
     const location = { latitude: 41.5725, longitude: -87.6945, accuracy: 25 };
     const script = f.callScript(
       {
@@ -220,6 +226,72 @@ describe("demo page formatting", () => {
     expect(f.centreLine({ ...PSAP, state: "LA", county: "Orleans" })).toBe(
       "Southland Dispatch Center, Orleans Parish, LA",
     );
+  });
+
+  it("keeps the transfer path first when only a business line is on file, and offers that line second", () => {
+    const business = {
+      phone: "+17085550199",
+      kind: "administrative" as const,
+      label: "Communications centre business office",
+      source: "https://www.example.gov/southland",
+      checked_on: "2026-11-28",
+      origin: "directory" as const,
+    };
+    const onlyBusiness = { ...PSAP, phone: business.phone, phone_kind: business.kind, lines: [business] };
+    const script = f.callScript(
+      {
+        area: AREA,
+        psaps: [onlyBusiness],
+        emergency: { country: "US", numbers: [{ number: "911", service: "all" }] },
+      },
+      null,
+      new Date("2026-11-25T04:30:00Z"),
+    );
+    expect(script.heading).toBe("No 24/7 line on file. Do this now:");
+    expect(script.steps[1]).toMatch(/^If they cannot: call 911 where you are/);
+    expect(script.steps[2]).toBe(
+      "If the transfer fails: its business line, (708) 555-0199 (may not answer at night). Say it is an emergency.",
+    );
+    expect(script.copyText).toMatch(/\n3\. If the transfer fails: its business line, \(708\) 555-0199/);
+    expect(f.aroundTheClockLine(onlyBusiness)).toBeNull();
+    expect(f.lineKindText("administrative")).toBe("Business line: may not answer at night");
+    expect(f.lineKindText("dispatch")).toBe("Dispatch, 24/7");
+    expect(f.lineWithKind(business)).toBe("(708) 555-0199 (Business line: may not answer at night)");
+  });
+
+  it("dials the best 24/7 line, never a business line listed first by mistake", () => {
+    const dispatch = { ...(PSAP.lines[0] as PsapLine), phone: "+17085550111", kind: "dispatch" as const };
+    const admin = { ...(PSAP.lines[0] as PsapLine), phone: "+17085550199", kind: "administrative" as const };
+    expect(f.aroundTheClockLine({ ...PSAP, lines: [admin, dispatch] })?.phone).toBe("+17085550111");
+    expect(f.businessLine({ ...PSAP, lines: [dispatch, admin] })?.phone).toBe("+17085550199");
+  });
+
+  it("names a special centre by what its name says it is", () => {
+    expect(f.jurisdictionLabel("special", "AK", "Joint Base Elmendorf-Richardson Fire Department")).toBe(
+      "a military base's own centre",
+    );
+    expect(f.jurisdictionLabel("special", "CA", "UC Berkeley Police Department")).toBe(
+      "a special centre (campus, airport, state police or similar)",
+    );
+    expect(f.jurisdictionLabel("special", "CA", "University of California Police")).toBe(
+      "a campus's own centre",
+    );
+  });
+
+  it("says the town, not the city limits, for a town or township", () => {
+    expect(
+      f.whyChosen({ ...PSAP, match: "city" }, at({ state: "MA", place: "Lexington", place_kind: "town" })),
+    ).toBe("It answers 911 calls in the town of Lexington, where the patient is.");
+    expect(
+      f.whyChosen({ ...PSAP, match: "city" }, at({ state: "NJ", place: "Cherry Hill", place_kind: "town" })),
+    ).toBe("It answers 911 calls in the township of Cherry Hill, where the patient is.");
+  });
+
+  it("tells the counselor whose patient's page is away to call 911 where they are with the address on file", () => {
+    const script = f.awayScript("12 Main St, Lexington, MA", new Date("2026-11-25T04:30:00Z"));
+    expect(script.heading).toBe("The patient's page is not connected. Do this now:");
+    expect(script.steps[1]).toMatch(/give the address on file \(12 Main St, Lexington, MA\)/);
+    expect(script.copyText).toMatch(/Address on file: 12 Main St, Lexington, MA$/);
   });
 
   it("tells a counselor whose patient is abroad whom the patient dials, and what to do if they cannot", () => {
@@ -263,7 +335,7 @@ describe("demo page formatting", () => {
       "Where: Hazel Crest (city), Cook County, IL, US",
       "GPS: 41.57250, -87.69450 (latitude, longitude, accuracy ±25 m)",
       "Address on file: 17000 S Kedzie Ave, Hazel Crest, IL 60429",
-      "Answering 911 centre: Southland Dispatch Center (Hazel Crest, IL, (708) 555-1234)",
+      "Answering 911 centre: Southland Dispatch Center (Hazel Crest, IL, (708) 555-1234 (Emergency line, rings the 911 floor))",
     ]);
     expect(f.dispatcherText(null, null)).toMatch(/Address on file: none$/);
   });
@@ -281,6 +353,17 @@ describe("the location check in words", () => {
     county: "Camden",
     city: "Lindenwold",
     phone: "+18565550100",
+    phone_kind: "dispatch",
+    lines: [
+      {
+        phone: "+18565550100",
+        kind: "dispatch",
+        label: "Non-emergency, answered by dispatch 24/7",
+        source: "https://www.example.gov/camden-911",
+        checked_on: "2026-11-28",
+        origin: "directory",
+      },
+    ],
     match: "county",
   };
   const CHECK = {
@@ -303,9 +386,9 @@ describe("the location check in words", () => {
 
   it("says where the check found the patient and whom to call first, in one line with its age", () => {
     expect(f.checkLine(CHECK, later(4))).toBe(
-      "Checked at 10:02 (4 min ago): Cherry Hill (township), Camden County, NJ; call first: Camden County Communications, (856) 555-0100",
+      "Checked at 10:02 (4 min ago): Cherry Hill (township), Camden County, NJ; call first: Camden County Communications, (856) 555-0100 (Dispatch, 24/7)",
     );
-    const noNumber = { ...CHECK, psaps: [{ ...CAMDEN, phone: null }] };
+    const noNumber = { ...CHECK, psaps: [{ ...CAMDEN, phone: null, phone_kind: null, lines: [] }] };
     expect(f.checkLine(noNumber, later(4))).toMatch(
       /call first: Camden County Communications, no number on file$/,
     );
