@@ -107,7 +107,10 @@ describe("a centre's lines", () => {
   });
 
   it("are given to their PSAP by the import; a row for a PSAP not in the import is dropped and reported", () => {
-    const psaps = [{ ...psap("A", 41, -87), state: "IL" }, { ...psap("B", 41, -88), state: "IL" }];
+    const psaps = [
+      { ...psap("A", 41, -87), state: "IL" },
+      { ...psap("B", 41, -88), state: "IL" },
+    ];
     const { rows, report } = read([
       "A,IL,A,(708) 555-1234,+17085551234,administrative,Business,https://x.gov,2026-11-28,",
       "A,IL,A,(708) 555-1299,+17085551299,dispatch,Dispatch,https://x.gov,2026-11-28,",
