@@ -283,7 +283,7 @@ export function callScript(result, address, now = new Date()) {
         `If they cannot: call 911 where you are, say the patient is in ${where}, and ask to be transferred to ${centreLine(first)}.`,
         ...(business
           ? [
-              `If the transfer fails: its business line, ${nationalPhone(business.phone)} (may not answer at night). Say it is an emergency.`,
+              `If the transfer fails: business line ${nationalPhone(business.phone)}, may not answer at night.`,
             ]
           : []),
       ]

@@ -370,9 +370,7 @@ describe("the counselor console in the worst minute", () => {
     expect(action).toContain("No 24/7 line on file. Do this now:");
     const steps = await counselor.locator(`${byId("call-first-no-number")} li`).allTextContents();
     expect(steps[1]).toMatch(/^If they cannot: call 911 where you are/);
-    expect(steps[2]).toBe(
-      "If the transfer fails: its business line, (617) 555-0142 (may not answer at night). Say it is an emergency.",
-    );
+    expect(steps[2]).toBe("If the transfer fails: business line (617) 555-0142, may not answer at night.");
     expect(await text(counselor, byId("line-kind"))).toContain("Business line: may not answer at night");
     await expectCallActionOnFirstScreen(counselor);
     await counselor.setViewportSize(PHONE);
@@ -381,7 +379,7 @@ describe("the counselor console in the worst minute", () => {
       (await counselor.evaluate(() => navigator.clipboard.readText())).startsWith("Call script"),
     );
     const copied = await counselor.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toContain("3. If the transfer fails: its business line, (617) 555-0142");
+    expect(copied).toContain("3. If the transfer fails: business line (617) 555-0142");
   });
 
   it("says at once that the patient's page is not connected, with the transfer path and the address on file", async () => {

@@ -250,9 +250,9 @@ describe("demo page formatting", () => {
     expect(script.heading).toBe("No 24/7 line on file. Do this now:");
     expect(script.steps[1]).toMatch(/^If they cannot: call 911 where you are/);
     expect(script.steps[2]).toBe(
-      "If the transfer fails: its business line, (708) 555-0199 (may not answer at night). Say it is an emergency.",
+      "If the transfer fails: business line (708) 555-0199, may not answer at night.",
     );
-    expect(script.copyText).toMatch(/\n3\. If the transfer fails: its business line, \(708\) 555-0199/);
+    expect(script.copyText).toMatch(/\n3\. If the transfer fails: business line \(708\) 555-0199/);
     expect(f.aroundTheClockLine(onlyBusiness)).toBeNull();
     expect(f.lineKindText("administrative")).toBe("Business line: may not answer at night");
     expect(f.lineKindText("dispatch")).toBe("Dispatch, 24/7");
