@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
 import { gunzipSync } from "node:zlib";
+import type { PsapLine } from "../../sdk/src/protocol.ts";
 import { isStale } from "../../src/contacts/lines.ts";
 import { BUNDLE_DIR } from "../bundle/build.ts";
 import { parseCsv } from "../import/csv.ts";
@@ -22,6 +23,8 @@ export interface CheckResult {
   errors: string[];
   flags: string[];
   report: string[];
+  /** The current primary PSAPs with the directory's lines: what the coverage counts. */
+  primaries: { id: string; state: string; lines: PsapLine[] }[];
 }
 
 interface RegistryPsap {
@@ -126,20 +129,20 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
       flags.push(`${where(areasPath, link.line)}: stale: read on ${link.checkedOn}`);
   }
 
-  const primaries = [...registry].filter(([, p]) => !p.secondary);
-  const coverage = coverageByState(
-    primaries.map(([id, p]) => ({
+  const primaries = [...registry]
+    .filter(([, p]) => !p.secondary)
+    .map(([id, p]) => ({
+      id,
       state: p.state,
       lines: (linesByPsap.get(id)?.lines ?? []).map((r) => r.value),
-    })),
-    now,
-  );
+    }));
+  const coverage = coverageByState(primaries, now);
   const report = [
     `PSAP directory: ${lineRows} lines, ${memberRows} member rows, ${areas.links.length} land areas linked`,
     `Coverage of the ${primaries.length} current primary PSAPs (a line; a 24/7 line, emergency or dispatch; stale):`,
     ...coverageTable(coverage),
   ];
-  return { errors, flags, report };
+  return { errors, flags, report, primaries };
 }
 
 function main(): void {
