@@ -4,7 +4,9 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundlePaths } from "../data/bundle/build.ts";
 import { prepareImport } from "../data/import/pipeline.ts";
-import { SHIPPED_OPERATOR_FILES } from "../data/import/shipped.ts";
+import { DIRECTORY_FILES, SHIPPED_OPERATOR_FILES, SHIPPED_OVERRIDE_FILES } from "../data/import/shipped.ts";
+import { readMemberTowns } from "../data/import/read-member-towns.ts";
+import type { PsapArea } from "../sdk/src/protocol.ts";
 import { buildIndex } from "../data/index/build.ts";
 import type { PsapDataset } from "../data/index/dataset.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
@@ -41,9 +43,11 @@ export interface BundleComparison {
 }
 
 export interface AccuracyBench {
-  /** The default import at full resolution: the four shared files and the shipped operator files. */
+  /** The default import at full resolution: the shared files, the shipped overrides and the PSAP directory. */
   full: AccuracyResult[];
-  /** The same without the shipped operator files (data/overrides/): the import's rules alone. */
+  /** The same with the overrides but without the directory (`--no-directory`). */
+  noDirectory: AccuracyResult[];
+  /** The same without anything shipped (`--no-shipped-overrides`): the import's rules alone. */
   rulesOnly: AccuracyResult[];
   /** The bundle `npm run dev` serves, with the shipped operator files, as the dev script imports it. */
   bundle: AccuracyResult[];
@@ -83,10 +87,13 @@ export async function benchAccuracy(
     "accuracy: importing the full-resolution data (with and without the shipped operator files) and the bundle",
   );
   const full = await fullResolutionDataset(dataDir, SHIPPED_OPERATOR_FILES);
+  const noDirectory = await fullResolutionDataset(dataDir, SHIPPED_OVERRIDE_FILES);
   const rulesOnly = await fullResolutionDataset(dataDir);
+  const answeredByDirectory = directoryAnswers();
   const bundle = (await prepareImport([...bundlePaths(), ...SHIPPED_OPERATOR_FILES])).dataset;
   const out: AccuracyBench = {
     full: [],
+    noDirectory: [],
     rulesOnly: [],
     bundle: [],
     comparison: { places: 0, firstDiffers: 0, borderMoved: 0, other: [] },
@@ -95,7 +102,8 @@ export async function benchAccuracy(
   for (const file of files) {
     const places = readTruth(join(root, file));
     all.push(...places);
-    out.full.push(await measureAccuracy(full, places, file));
+    out.full.push(await measureAccuracy(full, places, file, answeredByDirectory));
+    out.noDirectory.push(await measureAccuracy(noDirectory, places, `${file} (without the directory)`));
     out.rulesOnly.push(await measureAccuracy(rulesOnly, places, `${file} (rules alone)`));
     out.bundle.push(await measureAccuracy(bundle, places, `${file} (bundle)`));
     const f = out.full[out.full.length - 1] as AccuracyResult;
@@ -103,6 +111,21 @@ export async function benchAccuracy(
   }
   out.comparison = await compareBundle(full, bundle, all);
   return out;
+}
+
+/**
+ * Whether a directory member row gives a place's answer: a row naming one of its answering centres for the
+ * municipality that contains it. Such a place measures the directory's sources as much as the lookup.
+ */
+function directoryAnswers(): (place: TruthPlace, area: PsapArea) => boolean {
+  const rows = new Set<string>();
+  for (const path of DIRECTORY_FILES.filter((f) => f.includes("/members/"))) {
+    for (const r of readMemberTowns(path, readFileSync(path, "utf8")).rows)
+      rows.add(`${r.psapId}|${r.state}|${r.municipality.toLowerCase()}`);
+  }
+  return (place, area) =>
+    area.place !== null &&
+    place.answering.some((id) => rows.has(`${id}|${area.state}|${(area.place as string).toLowerCase()}`));
 }
 
 /** The README section, from the figures. */
@@ -121,8 +144,9 @@ export function accuracyMarkdown(bench: AccuracyBench, when: string): string {
     "the second was held out and only measured. Figures of `npm run bench -- --only accuracy` at " +
       when +
       ",",
-    "full-resolution data (`../shared/psap-data`, the four files) imported as the CLI does, with the operator",
-    "files the project ships (`data/overrides/`: member towns of regional centres, and overrides):",
+    "full-resolution data (`../shared/psap-data`: the registry, its geocodes, Census places, towns, tribal lands and",
+    "National Parks) imported as the CLI does, with what the project ships: the overrides (`data/overrides/`) and",
+    "the PSAP directory (`data/directory/`: lines, member communities of regional centres, land areas):",
     "",
   ];
   for (const r of bench.full) lines.push(formatAccuracy(r), "");
@@ -131,7 +155,9 @@ export function accuracyMarkdown(bench: AccuracyBench, when: string): string {
       .map((r) => `${r.file.replace(suffix, "")}: top 1 ${r.top1_pct} %, top 5 ${r.top5_pct} %`)
       .join("; ");
   lines.push(
-    `The import's rules alone, without the shipped operator files (\`--no-shipped-overrides\`):`,
+    `Without the directory (\`--no-directory\`): ${summary(bench.noDirectory, " (without the directory)")}.`,
+    "",
+    `The import's rules alone, without anything shipped (\`--no-shipped-overrides\`):`,
     `${summary(bench.rulesOnly, " (rules alone)")}.`,
     "",
   );

@@ -7,7 +7,7 @@ import { prepareImport } from "../data/import/pipeline.ts";
 import { buildIndex } from "../data/index/build.ts";
 import type { PsapDataset } from "../data/index/dataset.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
-import type { PsapRecord } from "../sdk/src/protocol.ts";
+import type { PsapArea, PsapRecord } from "../sdk/src/protocol.ts";
 import { lookupPsaps, resetPsapLookupCache } from "../src/psap/lookup.ts";
 import { table } from "./markdown.ts";
 
@@ -45,6 +45,14 @@ export interface AccuracyResult {
   top5: number;
   top1_pct: number;
   top5_pct: number;
+  /** Places whose first PSAP has a sourced line, and a 24/7 one (emergency or dispatch). */
+  first_with_line_pct: number;
+  first_with_24x7_pct: number;
+  /**
+   * The places whose answer no directory member row gives (a row naming the answering centre for the
+   * municipality that contains the place), measured alone: the part of the set independent of the directory.
+   */
+  independent: { places: number; top1: number; top5: number; top1_pct: number; top5_pct: number };
   categories: CategoryAccuracy[];
   misses: AccuracyMiss[];
 }
@@ -93,6 +101,7 @@ export async function measureAccuracy(
   dataset: PsapDataset,
   places: readonly TruthPlace[],
   file: string,
+  answeredByDirectory: (place: TruthPlace, area: PsapArea) => boolean = () => false,
 ): Promise<AccuracyResult> {
   const store = MemoryPsapStore.fromIndex(buildIndex(dataset, { version: "accuracy" }));
   resetPsapLookupCache(store);
@@ -100,6 +109,9 @@ export async function measureAccuracy(
   const misses: AccuracyMiss[] = [];
   let top1 = 0;
   let top5 = 0;
+  let withLine = 0;
+  let with24x7 = 0;
+  const independent = { places: 0, top1: 0, top5: 0 };
   for (const place of places) {
     // A fix as a phone gives it outdoors: good to about 20 m.
     const result = await lookupPsaps(store, {
@@ -109,6 +121,14 @@ export async function measureAccuracy(
     });
     const index = result.psaps.findIndex((p) => place.answering.includes(p.id));
     const rank = index < 0 ? null : index + 1;
+    const lines = result.psaps[0]?.lines ?? [];
+    if (lines.length > 0) withLine++;
+    if (lines.some((l) => l.kind !== "administrative")) with24x7++;
+    if (!answeredByDirectory(place, result.area)) {
+      independent.places++;
+      if (rank === 1) independent.top1++;
+      if (rank !== null) independent.top5++;
+    }
     const c = byCategory.get(place.category) ?? { category: place.category, places: 0, top1: 0, top5: 0 };
     c.places++;
     if (rank === 1) {
@@ -133,7 +153,7 @@ export async function measureAccuracy(
       });
     }
   }
-  const pct = (n: number) => (places.length === 0 ? 0 : Math.round((1000 * n) / places.length) / 10);
+  const pct = (n: number, of = places.length) => (of === 0 ? 0 : Math.round((1000 * n) / of) / 10);
   return {
     file,
     places: places.length,
@@ -141,6 +161,13 @@ export async function measureAccuracy(
     top5,
     top1_pct: pct(top1),
     top5_pct: pct(top5),
+    first_with_line_pct: pct(withLine),
+    first_with_24x7_pct: pct(with24x7),
+    independent: {
+      ...independent,
+      top1_pct: pct(independent.top1, independent.places),
+      top5_pct: pct(independent.top5, independent.places),
+    },
     categories: [...byCategory.values()].sort((a, b) => a.category.localeCompare(b.category)),
     misses,
   };
@@ -150,6 +177,8 @@ export async function measureAccuracy(
 export function formatAccuracy(result: AccuracyResult): string {
   const lines = [
     `**${result.file}**: ${result.places} places, first PSAP right in ${result.top1} (${result.top1_pct} %), in the top 5 in ${result.top5} (${result.top5_pct} %)`,
+    "",
+    `Without the ${result.places - result.independent.places} places a directory member row answers (independent of the directory): ${result.independent.places} places, top 1 ${result.independent.top1_pct} %, top 5 ${result.independent.top5_pct} %. The first PSAP has a sourced line at ${result.first_with_line_pct} % of the places, a 24/7 line at ${result.first_with_24x7_pct} %.`,
     "",
     table(
       ["category", "places", "top 1", "top 5"],
@@ -175,13 +204,15 @@ export function formatAccuracy(result: AccuracyResult): string {
   return lines.join("\n");
 }
 
-/** The four shared files of the real data at full resolution, in the import's order. */
+/** The shared files of the real data at full resolution, in the import's order. */
 export function fullResolutionPaths(dataDir: string): string[] {
   return [
     "fcc_master_psap_registry_v2.295.csv",
     "psap_registry.json",
     "census-places-2019.geojson.gz",
     "town-boundaries.geojson.gz",
+    "tribal-areas-2011.geojson.gz",
+    "national-parks-2020.geojson.gz",
   ].map((name) => join(dataDir, name));
 }
 
