@@ -4,12 +4,12 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { bundlePaths } from "../data/bundle/build.ts";
 import { prepareImport } from "../data/import/pipeline.ts";
-import { DIRECTORY_FILES, SHIPPED_OPERATOR_FILES, SHIPPED_OVERRIDE_FILES } from "../data/import/shipped.ts";
 import { readMemberTowns } from "../data/import/read-member-towns.ts";
-import type { PsapArea } from "../sdk/src/protocol.ts";
+import { DIRECTORY_FILES, SHIPPED_OPERATOR_FILES, SHIPPED_OVERRIDE_FILES } from "../data/import/shipped.ts";
 import { buildIndex } from "../data/index/build.ts";
 import type { PsapDataset } from "../data/index/dataset.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
+import type { PsapArea } from "../sdk/src/protocol.ts";
 import { lookupPsaps, resetPsapLookupCache } from "../src/psap/lookup.ts";
 import {
   type AccuracyResult,

@@ -359,7 +359,7 @@ function callFirst(check) {
 
 /**
  * The location check in one line, with its age: `Checked at 10:02 (4 min ago): Cherry Hill (township),
- * Camden County, NJ; call first: Camden County Communications, (856) 555-0100`; without a fix, why.
+ * Camden County, NJ; call first: Cherry Hill Police, (856) 555-0100 (Dispatch, 24/7)`; without a fix, why.
  */
 export function checkLine(check, now = new Date()) {
   const when = `Checked at ${clockTime(check.checked_at)} (${ageText(check.checked_at, now)})`;
