@@ -4,7 +4,7 @@
 // within its bounding box, and an area is named only when it holds the fix. Decoding allocates little,
 // so a burst of cold lookups sets off few garbage collections.
 import { type AreaKindCode, type PsapTuple, parseEntry } from "./format.ts";
-import { KM_PER_DEGREE } from "./geo.ts";
+import { cosOfLatitude, KM_PER_DEGREE } from "./geo.ts";
 import { type AreaGeometry, QUANTUM } from "./geometry.ts";
 
 /** An entry as the ranking reads it (rank.ts): decoded once when it is read, then cached (lookup.ts). */
@@ -13,6 +13,8 @@ export interface RankableEntry {
   psaps: readonly PsapTuple[];
   latitude: Float64Array;
   longitude: Float64Array;
+  /** cosOfLatitude of each PSAP's latitude (geo.ts), for the ranking's distances. */
+  cosLatitude: Float64Array;
   /** 0 for a primary, 1 for a secondary. */
   secondary: Uint8Array;
   /** Jurisdiction rank of each PSAP (compared on every sort). */
@@ -67,6 +69,7 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
   const count = header.p.length;
   const latitude = new Float64Array(count);
   const longitude = new Float64Array(count);
+  const cosLatitude = new Float64Array(count);
   const secondary = new Uint8Array(count);
   const jurisdiction = new Uint8Array(count);
   for (let i = 0; i < count; i++) {
@@ -75,6 +78,7 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
     jurisdiction[i] = t[7];
     latitude[i] = t[9];
     longitude[i] = t[10];
+    cosLatitude[i] = cosOfLatitude(t[9]);
   }
   const areas = header.k.length;
   const boxes = new Float64Array(areas * 4);
@@ -83,6 +87,7 @@ export function decodeEntry(text: string, maxToleranceKm: number): RankableEntry
     psaps: header.p,
     latitude,
     longitude,
+    cosLatitude,
     secondary,
     jurisdiction,
     centre: header.c,

@@ -21,7 +21,7 @@ import {
   type PsapTuple,
   recordOf,
 } from "./format.ts";
-import { haversineKm, KM_PER_DEGREE, roundKm } from "./geo.ts";
+import { cosOfLatitude, haversineKm, haversineKmWithCos, KM_PER_DEGREE, roundKm } from "./geo.ts";
 import { areaLevel, decodeRingsAt, INSIDE, OUTSIDE } from "./geometry.ts";
 
 /** An area that holds the fix, as the result's `area` names it. */
@@ -237,10 +237,14 @@ function rankInto(
   out: PsapRecord[],
 ): void {
   const { partOf, km } = scratch;
+  const cosLat = cosOfLatitude(lat);
+  const lats = entry.latitude;
+  const lons = entry.longitude;
+  const coss = entry.cosLatitude;
   for (const list of PART_LISTS) list.length = 0;
   STATEWIDE_FROM.length = 0;
   for (const i of touched) {
-    const d = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
+    const d = haversineKmWithCos(lat, lon, cosLat, lats[i] as number, lons[i] as number, coss[i] as number);
     km[i] = d;
     if (d > maxDistanceKm) continue;
     const part = partOf[i] as number;
@@ -278,7 +282,7 @@ function rankInto(
         if (kept.length === room && bound > (km[kept[room - 1] as number] as number)) break;
         // A PSAP an area reached is in an area group, and its distance already known.
         if (partOf[i] !== NO_PART) continue;
-        km[i] = haversineKm(lat, lon, entry.latitude[i] as number, entry.longitude[i] as number);
+        km[i] = haversineKmWithCos(lat, lon, cosLat, lats[i] as number, lons[i] as number, coss[i] as number);
         if ((km[i] as number) > maxDistanceKm) continue;
         // Insert in (distance, id) order, keeping only `room`.
         let at = kept.length;
