@@ -114,9 +114,16 @@ function emitDeclarations(): void {
   for (const name of filesUnder(dist)) {
     if (!name.endsWith(".d.ts")) continue;
     const file = join(dist, name);
-    const text = readFileSync(file, "utf8");
-    writeFileSync(file, text.replace(/(from\s+["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2"));
+    writeFileSync(file, withJsSpecifiers(readFileSync(file, "utf8")));
   }
+}
+
+/**
+ * A declaration file's relative `.ts` imports as `.js`: TypeScript keeps the source's spelling in the
+ * `.d.ts` it writes, and a consumer's TypeScript looks for the `.js` file's typings beside it.
+ */
+export function withJsSpecifiers(declarations: string): string {
+  return declarations.replace(/(from\s+["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2");
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
