@@ -150,14 +150,19 @@ async function prepareD1(demo: DemoPlatform, flags: DevFlags): Promise<void> {
   log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
 }
 
-/** What the pages need from the build: the modules, their typings, the console map's county outlines. */
-const BUILT = ["sdk/patient.js", "sdk/patient.d.ts", "demo/counties/IL.json"];
+/** What the pages need from the build: the modules, their typings, the map's outlines, Swagger UI for /docs. */
+const BUILT = [
+  "sdk/patient.js",
+  "sdk/patient.d.ts",
+  "demo/counties/IL.json",
+  "docs/swagger-ui/swagger-ui.css",
+];
 
 /** Builds the SDKs into the served folder (wrangler's --assets, else public/) when it lacks them. */
 async function buildIfMissing(assets: string | undefined): Promise<void> {
   const out = resolve(ROOT, assets ?? "public");
   if (BUILT.every((file) => existsSync(join(out, file)))) return;
-  log(`${assets ?? "public"}/sdk or demo/counties is missing: building the SDKs`);
+  log(`${assets ?? "public"}/sdk, demo/counties or docs/swagger-ui is missing: building the SDKs`);
   if ((await runNode([join(ROOT, "scripts/build-sdk.ts"), "--out", out], false)).code !== 0)
     warn("building the SDKs failed");
 }
