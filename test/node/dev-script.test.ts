@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { READY_BANNER } from "../../scripts/dev.ts";
 import { runNode, wranglerBin } from "../../scripts/dev-run.ts";
 import { parseDevVars, signingKeyProblem } from "../../scripts/dev-vars.ts";
 import { hashApiKey } from "../../src/auth/api-key.ts";
@@ -121,11 +122,11 @@ describe("npm run dev", () => {
       expect(output).toContain(vars.DEMO_PLATFORM_ID);
       expect(output).toContain(vars.DEMO_API_KEY);
       expect(output).not.toContain(vars.ADMIN_TOKEN); // the banner says where the token is, not what it is
-      // No offline `Request.cf` stack trace; the second bindings table is announced in one line.
+      // No offline `Request.cf` stack trace, and wrangler's bindings table once (it prints it twice).
       expect(output).not.toMatch(/Request\.cf|ENOTFOUND|getaddrinfo/);
-      expect(output).toContain(
-        "[dev] wrangler lists the bindings, then again once its local dev registry connects",
-      );
+      expect(output.split("has access to the following bindings:")).toHaveLength(2);
+      expect(output.split("env.SESSIONS (SessionObject)")).toHaveLength(2);
+      expect(output.indexOf("env.SESSIONS (SessionObject)")).toBeLessThan(output.indexOf(READY_BANNER));
       // The phone-number note with the coverage figure (the registry has none).
       expect(output).toMatch(
         /Phone numbers\s+no numbers on file, 0 of 6,542 centres \(0 %\): load the directory/,
