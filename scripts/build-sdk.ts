@@ -1,5 +1,6 @@
-// Builds the two browser SDKs: minified ES modules and .d.ts in sdk/dist, served from public/sdk, and the
-// console map's county outlines in public/demo/counties. Fails when a module is over its gzipped budget.
+// Builds the two browser SDKs: minified ES modules and .d.ts in sdk/dist, served from public/sdk; the
+// console map's county outlines in public/demo/counties; and Swagger UI's files for /docs in
+// public/docs/swagger-ui. Fails when a module is over its gzipped budget.
 // `npm run build:sdk [-- --out DIR]`: DIR (default public/) is the folder a server serves; for another
 // folder, the pages of public/ are copied there too, so a test server can serve its own copy and never
 // touch what a running `npm run dev` serves. Only files whose bytes change are written.
@@ -10,6 +11,7 @@ import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { type BuildOptions, build } from "esbuild";
 import ts from "typescript";
+import { SWAGGER_UI_DIR, swaggerUiFiles } from "./api-docs-assets.ts";
 import { buildCountyShapes } from "./build-county-shapes.ts";
 import { filesUnder, readTree, shown, syncDir } from "./sync-dir.ts";
 
@@ -19,7 +21,7 @@ const dist = join(root, "sdk/dist");
 /** The committed static folder `wrangler dev` serves (wrangler.toml's [assets]). */
 export const PUBLIC_DIR = join(root, "public");
 /** What the build adds to a served folder (git-ignored in public/). */
-export const GENERATED = ["sdk/", "demo/counties/"];
+export const GENERATED = ["sdk/", "demo/counties/", `${SWAGGER_UI_DIR}/`];
 const modules = ["patient", "counselor"];
 /** Each module, minified and gzipped, must stay within this many bytes. */
 const BUDGET = 4096;
@@ -79,6 +81,9 @@ async function main(): Promise<void> {
   console.log(
     `${shown(root, out)}/demo/counties/: ${shapes.files} states' county outlines, ${shapes.bytes} B (from us-atlas)`,
   );
+  // The API reference's scripts and styles (/docs), served from here rather than from a CDN.
+  const docs = syncDir(join(out, SWAGGER_UI_DIR), swaggerUiFiles());
+  console.log(`${shown(root, out)}/${SWAGGER_UI_DIR}/: Swagger UI for /docs (${docs.written} written)`);
   if (over) {
     console.error("build-sdk: a module is over its size budget");
     process.exit(1);
@@ -114,9 +119,16 @@ function emitDeclarations(): void {
   for (const name of filesUnder(dist)) {
     if (!name.endsWith(".d.ts")) continue;
     const file = join(dist, name);
-    const text = readFileSync(file, "utf8");
-    writeFileSync(file, text.replace(/(from\s+["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2"));
+    writeFileSync(file, withJsSpecifiers(readFileSync(file, "utf8")));
   }
+}
+
+/**
+ * A declaration file's relative `.ts` imports as `.js`: TypeScript keeps the source's spelling in the
+ * `.d.ts` it writes, and a consumer's TypeScript looks for the `.js` file's typings beside it.
+ */
+export function withJsSpecifiers(declarations: string): string {
+  return declarations.replace(/(from\s+["']\.{1,2}\/[^"']*)\.ts(["'])/g, "$1.js$2");
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main();

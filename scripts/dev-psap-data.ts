@@ -12,6 +12,7 @@ import { BUNDLE_FILES, bundlePaths } from "../data/bundle/build.ts";
 import { IMPORT_NODE_FLAGS } from "../data/import/cli.ts";
 import { LocalKvTarget } from "../data/import/kv-local.ts";
 import { readCurrentManifest } from "../data/import/publish.ts";
+import { markImportRunning } from "./dev-import-marker.ts";
 import { log, ROOT, runNode, warn } from "./dev-run.ts";
 
 /** The `data_version` of the demo set (the import CLI's label for `--demo`). */
@@ -105,13 +106,15 @@ export async function loadPsapData(
   log(`loading ${what}${current ? ` in place of ${current.data_version}${why}` : ""}`);
   const cli = join(ROOT, "data/import/cli.ts");
   const inputs = demo ? ["--demo"] : bundlePaths();
+  // Until it ends, a lookup says the data is still loading (src/psap-import-marker.ts).
+  const mark = await markImportRunning(persistTo);
   const { code, output } = await runNode([
     ...IMPORT_NODE_FLAGS,
     cli,
     ...inputs,
     ...(withDirectory ? [] : ["--no-directory"]),
     ...(persistTo === undefined ? [] : ["--persist-to", persistTo]),
-  ]);
+  ]).finally(() => mark.done());
   if (code !== 0) {
     warn(`loading ${what} failed (exit code ${code}):\n${output.trim()}`);
     return null;

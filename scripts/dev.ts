@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type DemoPlatform, demoLinks, demoPlatformSql } from "./dev-demo.ts";
+import { BindingsShownOnce } from "./dev-output.ts";
 import { DEMO_DATA_VERSION, FULL_RESOLUTION_IMPORT, loadPsapData } from "./dev-psap-data.ts";
 import { childEnv, DevError, log, ROOT, runNode, warn, wrangler, wranglerBin } from "./dev-run.ts";
 import { exitAfterChildren, signalStatus, stop, stopOnSignals, track } from "./dev-stop.ts";
@@ -110,7 +111,6 @@ async function main(argv: string[]): Promise<number> {
     flags.port ?? (await freePort(flags.ip === "*" ? "0.0.0.0" : flags.ip.replace(/^\[|\]$/g, "")));
   const url = serverUrl(flags, port);
   log(`starting wrangler dev on ${url} after ${seconds(started)} s; the PSAP data is still loading`);
-  log("wrangler lists the bindings, then again once its local dev registry connects: the same table");
   const wranglerArgs = ["dev", ...args, ...(flags.port === undefined ? ["--port", String(port)] : [])];
   return runWranglerDev(
     wranglerArgs,
@@ -150,14 +150,19 @@ async function prepareD1(demo: DemoPlatform, flags: DevFlags): Promise<void> {
   log(`D1: migrations applied, demo platform ${demo.platformId} ready`);
 }
 
-/** What the pages need from the build: the modules, their typings, the console map's county outlines. */
-const BUILT = ["sdk/patient.js", "sdk/patient.d.ts", "demo/counties/IL.json"];
+/** What the pages need from the build: the modules, their typings, the map's outlines, Swagger UI for /docs. */
+const BUILT = [
+  "sdk/patient.js",
+  "sdk/patient.d.ts",
+  "demo/counties/IL.json",
+  "docs/swagger-ui/swagger-ui.css",
+];
 
 /** Builds the SDKs into the served folder (wrangler's --assets, else public/) when it lacks them. */
 async function buildIfMissing(assets: string | undefined): Promise<void> {
   const out = resolve(ROOT, assets ?? "public");
   if (BUILT.every((file) => existsSync(join(out, file)))) return;
-  log(`${assets ?? "public"}/sdk or demo/counties is missing: building the SDKs`);
+  log(`${assets ?? "public"}/sdk, demo/counties or docs/swagger-ui is missing: building the SDKs`);
   if ((await runNode([join(ROOT, "scripts/build-sdk.ts"), "--out", out], false)).code !== 0)
     warn("building the SDKs failed");
 }
@@ -259,11 +264,16 @@ function runWranglerDev(args: string[], onReady: () => Promise<void>, url: strin
   const child = track(
     spawn(process.execPath, [wranglerBin(), ...args], {
       cwd: ROOT,
-      stdio: "inherit",
-      env: childEnv(),
+      // Its output goes through the bindings filter; its errors and the keyboard stay the terminal's.
+      stdio: ["inherit", "pipe", "inherit"],
+      env: wranglerEnv(),
     }),
     true,
   );
+  const output = new BindingsShownOnce((text) => process.stdout.write(text));
+  child.stdout?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => output.push(chunk));
+  child.stdout?.on("end", () => output.end());
   const exited = new Promise<number>((resolve, reject) => {
     child.on("error", (error) => reject(new DevError(`could not start wrangler dev: ${error.message}`)));
     child.on("exit", (code, signal) => resolve(code ?? (signal ? signalStatus(signal) : 1)));
@@ -290,6 +300,17 @@ function runWranglerDev(args: string[], onReady: () => Promise<void>, url: strin
     })
     .catch((error: unknown) => warn(`could not print the banner: ${String(error)}`));
   return exited;
+}
+
+/**
+ * wrangler's environment: its output is a pipe now, so colours are asked for when this terminal shows
+ * them (NO_COLOR and FORCE_COLOR, when set, still decide).
+ */
+function wranglerEnv(): NodeJS.ProcessEnv {
+  const env = childEnv();
+  if (process.stdout.isTTY && env.NO_COLOR === undefined && env.FORCE_COLOR === undefined)
+    env.FORCE_COLOR = "1";
+  return env;
 }
 
 /** Seconds the server may refuse connections before the script stops (a runtime restart takes far less). */

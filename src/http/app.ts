@@ -9,6 +9,7 @@ import { type App, mountMethodNotAllowed, noSuchRoute } from "./route.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
+import { mountDocsRoute } from "./routes/docs.ts";
 import { mountLostRoutes } from "./routes/lost.ts";
 import { mountMetaRoutes } from "./routes/meta.ts";
 import { mountPlatformRoutes } from "./routes/platform.ts";
@@ -30,6 +31,7 @@ export function createApp(): App {
   mountLostRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);
+  mountDocsRoute(app);
   // Last: only a path no route above answered for this method reaches it.
   mountMethodNotAllowed(app);
 

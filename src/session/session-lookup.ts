@@ -17,7 +17,11 @@ import {
   type PsapLookupResult,
   type PsapQuery,
 } from "../psap/lookup.ts";
+import { importUnderWay } from "../psap-import-marker.ts";
 import { withTimeout } from "../timeout.ts";
+
+/** How long a failed lookup waits for the import marker before it answers without it. */
+const MARKER_READ_MS = 1000;
 
 export type SessionLookup =
   | { ok: true; found: PsapLookupResult }
@@ -44,7 +48,12 @@ export async function lookupForSession(
     });
     return { ok: true, found };
   } catch (error) {
-    const failed: SessionLookup = { ok: false, problem: lookupProblem(error) };
+    // Nothing loaded: while `npm run dev` imports, say so (one more read, on this failure only, and a
+    // short one: the answer must not wait on a store that failed to answer already).
+    const loading =
+      error instanceof PsapIndexUnavailableError &&
+      (await withTimeout(importUnderWay(store), MARKER_READ_MS, () => false));
+    const failed: SessionLookup = { ok: false, problem: lookupProblem(error, loading) };
     if (error instanceof LookupTimeoutError) failed.late = lateAnswer(running);
     return failed;
   }
@@ -112,14 +121,18 @@ class LookupTimeoutError extends Error {
   override name = "LookupTimeoutError";
 }
 
-/** Any error of the lookup: nothing loaded is `psap_index_unavailable`, everything else `psap_lookup_failed`. */
-export function lookupProblem(error: unknown): Problem {
+/**
+ * Any error of the lookup: nothing loaded is `psap_index_unavailable` (`loading`: an import is under way,
+ * so the data is coming), everything else `psap_lookup_failed`.
+ */
+export function lookupProblem(error: unknown, loading = false): Problem {
   const retryAfter = PSAP_LIMITS.lookupRetryAfterSeconds;
   logLookupFailure("", error);
   if (error instanceof PsapIndexUnavailableError) {
-    return problem("psap_index_unavailable", "No PSAP data is loaded; the operator must import it.", {
-      retryAfter,
-    });
+    const detail = loading
+      ? `The PSAP data is still loading (an import is under way); retry in ${retryAfter} s.`
+      : "No PSAP data is loaded; the operator must import it.";
+    return problem("psap_index_unavailable", detail, { retryAfter });
   }
   return problem("psap_lookup_failed", "The PSAP data could not be read just now; retry shortly.", {
     retryAfter,

@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { READY_BANNER } from "../../scripts/dev.ts";
 import { runNode, wranglerBin } from "../../scripts/dev-run.ts";
 import { parseDevVars, signingKeyProblem } from "../../scripts/dev-vars.ts";
 import { hashApiKey } from "../../src/auth/api-key.ts";
@@ -40,7 +41,10 @@ interface FirstJwks {
   keys: { kid: string }[] | null;
 }
 
-async function runDev(extraFlags: string[] = []): Promise<{ output: string; port: number; jwks: FirstJwks }> {
+async function runDev(
+  extraFlags: string[] = [],
+  atFirstAnswer?: (base: string) => Promise<void>,
+): Promise<{ output: string; port: number; jwks: FirstJwks }> {
   const port = await freePort();
   const own = extraFlags.includes("--persist-to") ? ["--assets", ASSETS] : OWN;
   const running = startProcess(
@@ -56,10 +60,47 @@ async function runDev(extraFlags: string[] = []): Promise<{ output: string; port
     status: first.status,
     keys: first.status === 200 ? ((await first.json()) as { keys: { kid: string }[] }).keys : null,
   };
+  await atFirstAnswer?.(`http://127.0.0.1:${port}`);
   await waitForOutput(running, "Demo API key", 30_000);
   const output = running.output();
   await running.stop();
   return { output, port, jwks };
+}
+
+interface EarlyLookup {
+  status: number;
+  retryAfter: number;
+  code?: string;
+  detail?: string;
+}
+
+/** The demo platform's session, its SOS and the patient's fix (Chicago): the lookup's answer. */
+async function lookupNow(base: string, vars: Record<string, string>): Promise<EarlyLookup> {
+  const platform = `${base}/v1/platforms/${vars.DEMO_PLATFORM_ID}/sessions`;
+  const json = { "Content-Type": "application/json" };
+  const created = await fetch(platform, {
+    method: "POST",
+    headers: { ...json, "X-API-Key": vars.DEMO_API_KEY ?? "" },
+    body: JSON.stringify({ meeting_id: "m-early", counselor_id: "c-early", patient_id: "p-early" }),
+  });
+  expect(created.status).toBe(201);
+  const session = (await created.json()) as {
+    session_id: string;
+    counselor_token: string;
+    patient_token: string;
+  };
+  const sos = await fetch(`${platform}/${session.session_id}/sos`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${session.counselor_token}` },
+  });
+  expect(sos.status).toBe(202);
+  const res = await fetch(`${platform}/${session.session_id}/sos/location`, {
+    method: "POST",
+    headers: { ...json, Authorization: `Bearer ${session.patient_token}` },
+    body: JSON.stringify({ latitude: 41.8781, longitude: -87.6298, accuracy: 20 }),
+  });
+  const body = (await res.json()) as { code?: string; detail?: string };
+  return { status: res.status, retryAfter: Number(res.headers.get("Retry-After")), ...body };
 }
 
 function readDevVars() {
@@ -81,11 +122,11 @@ describe("npm run dev", () => {
       expect(output).toContain(vars.DEMO_PLATFORM_ID);
       expect(output).toContain(vars.DEMO_API_KEY);
       expect(output).not.toContain(vars.ADMIN_TOKEN); // the banner says where the token is, not what it is
-      // No offline `Request.cf` stack trace; the second bindings table is announced in one line.
+      // No offline `Request.cf` stack trace, and wrangler's bindings table once (it prints it twice).
       expect(output).not.toMatch(/Request\.cf|ENOTFOUND|getaddrinfo/);
-      expect(output).toContain(
-        "[dev] wrangler lists the bindings, then again once its local dev registry connects",
-      );
+      expect(output.split("has access to the following bindings:")).toHaveLength(2);
+      expect(output.split("env.SESSIONS (SessionObject)")).toHaveLength(2);
+      expect(output.indexOf("env.SESSIONS (SessionObject)")).toBeLessThan(output.indexOf(READY_BANNER));
       // The phone-number note with the coverage figure (the registry has none).
       expect(output).toMatch(
         /Phone numbers\s+no numbers on file, 0 of 6,542 centres \(0 %\): load the directory/,
@@ -100,14 +141,25 @@ describe("npm run dev", () => {
   );
 
   it(
-    "reuses the same secrets on a second run and re-creates the demo platform in a wiped database",
+    "reuses the same secrets on a second run, re-creates the demo platform in a wiped database, and says the data is loading meanwhile",
     async () => {
       await runDev();
       const before = readDevVars();
       const freshState = mkdtempSync(join(tmpdir(), "dev-state-"));
       directories.push(freshState);
-      const { output } = await runDev(["--persist-to", freshState]);
+      let early: EarlyLookup | undefined;
+      const { output } = await runDev(["--persist-to", freshState], async (base) => {
+        early = await lookupNow(base, before);
+      });
       const after = readDevVars();
+      // Made as soon as the server answered, while the import usually still runs: PSAPs if it is over,
+      // else 503 saying the data is loading, never that an operator must import it.
+      console.log(`a lookup at the server's first answer: ${JSON.stringify(early)}`);
+      if (early?.status === 503) {
+        expect(early.code).toBe("psap_index_unavailable");
+        expect(early.retryAfter).toBeGreaterThanOrEqual(1);
+        expect(early.detail).toMatch(/still loading/);
+      } else expect(early?.status).toBe(200);
       expect(after).toEqual(before);
       // A fresh local index gets the real registry with city limits and towns (data/bundle) and the
       // shipped operator files, named in the banner.
