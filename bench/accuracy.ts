@@ -178,7 +178,7 @@ export function formatAccuracy(result: AccuracyResult): string {
   const lines = [
     `**${result.file}**: ${result.places} places, first PSAP right in ${result.top1} (${result.top1_pct} %), in the top 5 in ${result.top5} (${result.top5_pct} %)`,
     "",
-    `Without the ${result.places - result.independent.places} places a directory member row answers (independent of the directory): ${result.independent.places} places, top 1 ${result.independent.top1_pct} %, top 5 ${result.independent.top5_pct} %. The first PSAP has a sourced line at ${result.first_with_line_pct} % of the places, a 24/7 line at ${result.first_with_24x7_pct} %.`,
+    `Without the ${result.places - result.independent.places} place${result.places - result.independent.places === 1 ? "" : "s"} a directory member row answers (independent of the directory): ${result.independent.places} places, top 1 ${result.independent.top1_pct} %, top 5 ${result.independent.top5_pct} %. The first PSAP has a sourced line at ${result.first_with_line_pct} % of the places, a 24/7 line at ${result.first_with_24x7_pct} %.`,
     "",
     table(
       ["category", "places", "top 1", "top 5"],
