@@ -10,7 +10,8 @@ import { buildIndex } from "../data/index/build.ts";
 import type { PsapDataset } from "../data/index/dataset.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
 import type { PsapArea } from "../sdk/src/protocol.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../src/psap/lookup.ts";
+import { lookupPsaps } from "../src/answer/lookup.ts";
+import { resetPsapLookupCache } from "../src/psap/lookup.ts";
 import {
   type AccuracyResult,
   formatAccuracy,

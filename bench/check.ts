@@ -7,8 +7,9 @@
 // `location_request` with the fix, as the patient SDK does. The two kinds take turns at going first (the
 // first to ask the lookup for a fix may read its index entry from KV) and many fixes are in flight at
 // once, as the e2e part's sessions are. Every check's first PSAP must be the SOS loop's for its fix.
+
+import { RATE_LIMITS } from "../lib/config.ts";
 import type { LocationCheckMessage, PsapResultsMessage, SessionCreateResponse } from "../sdk/src/protocol.ts";
-import { RATE_LIMITS } from "../src/config.ts";
 import {
   actionable,
   type CheckAnswer,

@@ -5,12 +5,13 @@ import { around } from "geokdbush";
 import KDBush from "kdbush";
 import { buildIndex } from "../data/index/build.ts";
 import type { PsapDataset } from "../data/index/dataset.ts";
-import { bruteForceLookup, prepareReference } from "../data/reference/brute-force.ts";
+import { PSAP_LIMITS } from "../lib/config.ts";
+import { EARTH_RADIUS_KM, haversineKm, KM_PER_DEGREE } from "../lib/psap-index/geo.ts";
+import { toleranceKm as borderToleranceKm, decodeRings, encodeRings } from "../lib/psap-index/geometry.ts";
 import type { PsapRecord } from "../sdk/src/protocol.ts";
-import { PSAP_LIMITS } from "../src/config.ts";
-import { EARTH_RADIUS_KM, haversineKm, KM_PER_DEGREE } from "../src/psap/geo.ts";
-import { toleranceKm as borderToleranceKm, decodeRings, encodeRings } from "../src/psap/geometry.ts";
-import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../src/psap/lookup.ts";
+import { lookupPsaps } from "../src/answer/lookup.ts";
+import { type PsapIndexStore, resetPsapLookupCache } from "../src/psap/lookup.ts";
+import { bruteForceLookup, prepareReference } from "./reference/brute-force.ts";
 import type { QueryPoint } from "./synthetic.ts";
 
 export type { IndexedPsap, PsapDataset } from "../data/index/dataset.ts";

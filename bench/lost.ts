@@ -4,7 +4,7 @@
 // sent once untimed and then once timed, the two kinds taking turns at going first, so both meet the
 // same moments of this shared machine and both find the fix's index entry already cached. Every timed
 // pair's answers are compared: LoST's displayName must be the session answer's first PSAP.
-import { RATE_LIMITS } from "../src/config.ts";
+import { RATE_LIMITS } from "../lib/config.ts";
 import { disagreement, findServiceXml, readLostAnswer, readSessionAnswer } from "./lost-answers.ts";
 import type { LostResult } from "./results.ts";
 import {

@@ -24,7 +24,7 @@ export function parseDevVars(text: string): Record<string, string> {
 }
 
 /**
- * One `NAME=value` line that dotenv reads back as `value`: plain tokens unquoted (as the SPEC shows
+ * One `NAME=value` line that dotenv reads back as `value`: plain tokens unquoted (as the contract (docs/contract.md) shows
  * `ADMIN_TOKEN=...`), anything else (the signing key's JSON) in single quotes, which dotenv keeps literally.
  */
 export function formatDevVar(name: string, value: string): string {

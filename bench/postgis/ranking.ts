@@ -1,7 +1,7 @@
 // The queries PostGIS is timed on, written once with named parameters so that the same text runs as
 // a prepared statement from Node ($1..$4) and as static SQL in the PL/pgSQL timing loop (variables).
 //
-// `rankedSql` is the ranking of SPEC section 4 (src/psap/rank.ts), written as a conventional backend would:
+// `rankedSql` is the ranking of docs/contract.md, section 4 (src/psap/rank.ts), written as a conventional backend would:
 //   1. the areas whose shape contains the fix or whose border is within the tolerance (the lookup's own
 //      test, geometry.ts: an odd number of rings contain the fix; a ring's outline within the tolerance in
 //      the fix's local equirectangular plane); each PSAP in its best part, containment first, then group:
@@ -12,7 +12,7 @@
 //      handled_by primary when that primary is in the same part, the other secondaries after them;
 //   3. then the nearest others, primaries first, each type by distance (geography KNN on the GiST
 //      index fetches the candidates); nothing beyond 500 km.
-import { jurisdictionRank } from "../../src/psap/format.ts";
+import { jurisdictionRank } from "../../lib/psap-index/format.ts";
 import { EARTH_RADIUS_KM, KM_PER_DEGREE, MAX_DISTANCE_KM } from "../lookup-contenders.ts";
 
 const STATE_RANK = jurisdictionRank("state");

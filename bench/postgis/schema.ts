@@ -13,7 +13,7 @@ CREATE TABLE psaps (
   type text NOT NULL CHECK (type IN ('primary', 'secondary')),
   type_rank smallint NOT NULL,      -- 0 primary, 1 secondary
   jurisdiction text NOT NULL,
-  jur_rank smallint NOT NULL,       -- county 0, regional 1, state 2, municipal 3, special 4 (SPEC section 4)
+  jur_rank smallint NOT NULL,       -- county 0, regional 1, state 2, municipal 3, special 4 (docs/contract.md, section 4)
   handled_by text,
   lat float8 NOT NULL,
   lon float8 NOT NULL,

@@ -1,8 +1,9 @@
 // Coverage of the lines by state: PSAPs, those with any line, with a 24/7 line (emergency or dispatch), and
 // with a line not read at its source for CONTACT_LIMITS.staleAfterDays. The import report and
 // `npm run directory:check` print it; the admin API's coverage route counts the same from the catalogue.
+
+import { isAroundTheClock, isStale } from "../../lib/lines.ts";
 import type { PsapLine } from "../../sdk/src/protocol.ts";
-import { isAroundTheClock, isStale } from "../../src/contacts/lines.ts";
 
 export interface CoverageCounts {
   psaps: number;

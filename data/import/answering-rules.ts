@@ -1,8 +1,9 @@
 // The rules of who answers where that read one PSAP or one place at a time (answering.ts applies them):
 // the counties a place lies in, what a PSAP of each jurisdiction serves, the territory-wide centres,
 // and what each PSAP serves for the admin catalogue.
+
+import { areaLevel, INSIDE, OUTSIDE } from "../../lib/psap-index/geometry.ts";
 import type { PsapJurisdiction } from "../../sdk/src/protocol.ts";
-import { areaLevel, INSIDE, OUTSIDE } from "../../src/psap/geometry.ts";
 import type { AreaInput, IndexedPsap } from "../index/dataset.ts";
 import type { County } from "./counties.ts";
 import type { PsapLinks } from "./link.ts";

@@ -1,4 +1,4 @@
-// Who answers where (SPEC section 4): for every municipality (city or town), community and county, the
+// Who answers where (docs/contract.md, section 4): for every municipality (city or town), community and county, the
 // centres that answer 911 there, and what each PSAP serves (for the admin catalogue). Step by step:
 // operator service areas, the municipalities with centres of their own, the later rules that settle a
 // PSAP's jurisdiction, what each PSAP serves, the members of every area, and the municipalities that

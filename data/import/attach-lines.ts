@@ -1,8 +1,9 @@
 // Gives every PSAP its lines: the operator's project-CSV phone (if any), then the rows of the lines files
-// (the directory's and the operator's), ordered as every record lists them (src/contacts/lines.ts). A row
+// (the directory's and the operator's), ordered as every record lists them (lib/lines.ts). A row
 // that names no PSAP of this import is dropped, and its file's report says so.
+
+import { bestOf, orderLines } from "../../lib/lines.ts";
 import type { PsapLine } from "../../sdk/src/protocol.ts";
-import { bestOf, orderLines } from "../../src/contacts/lines.ts";
 import type { IndexedPsap } from "../index/dataset.ts";
 import { dropUnknown } from "./drafts.ts";
 import type { DirectoryLineRow, FileReport } from "./model.ts";

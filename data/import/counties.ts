@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import type { MultiPolygon, Polygon, Position } from "geojson";
 import { feature } from "topojson-client";
 import type { Topology } from "topojson-specification";
-import { type AreaGeometry, decodeRings, encodeRings, type Ring } from "../../src/psap/geometry.ts";
+import { type AreaGeometry, decodeRings, encodeRings, type Ring } from "../../lib/psap-index/geometry.ts";
 import { normalizeCountyName, normalizeName, splitCountyList } from "./names.ts";
 import { STATE_BY_FIPS } from "./states.ts";
 

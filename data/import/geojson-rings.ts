@@ -1,5 +1,5 @@
 // The rings of a GeoJSON Polygon or MultiPolygon, checked: every position a finite [lon, lat] pair.
-import type { Ring } from "../../src/psap/geometry.ts";
+import type { Ring } from "../../lib/psap-index/geometry.ts";
 
 export interface GeoJsonGeometry {
   type?: unknown;

@@ -1,4 +1,4 @@
-// The `boundary` areas of public land (SPEC section 4): a reservation, an off-reservation trust land or a
+// The `boundary` areas of public land (docs/contract.md, section 4): a reservation, an off-reservation trust land or a
 // National Park, linked by a sourced directory row (data/directory/areas.csv) to the centre that answers
 // 911 there. An area linked to several centres (the Navajo Nation's districts) is one area with all of
 // them: within the group, the nearest answers first. A link is dropped, and the areas file's report says

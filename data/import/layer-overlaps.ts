@@ -12,7 +12,7 @@ import polygonClipping, { type MultiPolygon, type Polygon } from "polygon-clippi
 import polylabel from "polylabel";
 
 /**
- * Half the precision SPEC section 4 gives service areas (100 m): an overlap that holds a disc 100 m
+ * Half the precision docs/contract.md, section 4 gives service areas (100 m): an overlap that holds a disc 100 m
  * across is more than the border's own uncertainty.
  */
 export const OVERLAP_DEPTH_M = 50;

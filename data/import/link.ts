@@ -1,6 +1,6 @@
 // Links a registry PSAP to the Census shapes its texts name: its registered counties, the place of its
 // registered city, the place a municipal PSAP answers for, and places or counties its name lists.
-import { areaLevel, INSIDE, OUTSIDE } from "../../src/psap/geometry.ts";
+import { areaLevel, INSIDE, OUTSIDE } from "../../lib/psap-index/geometry.ts";
 import type { County, CountyMatcher } from "./counties.ts";
 import { municipalBaseName, namedSegments, qualifierOf } from "./jurisdiction.ts";
 import type { IndexedPlace, PlaceIndex } from "./places.ts";

@@ -3,8 +3,9 @@
 // geocode far outside the PSAP's own county, or inside another place than its city, is not trusted.
 // A PSAP known only from a NENA service-area polygon is put inside it; so is a registry PSAP with a
 // polygon and no other location.
+
+import { haversineKm } from "../../lib/psap-index/geo.ts";
 import type { LocationPrecision } from "../../sdk/src/protocol.ts";
-import { haversineKm } from "../../src/psap/geo.ts";
 import type { County } from "./counties.ts";
 import { nearCounties } from "./link.ts";
 import type { IndexedPlace, PlaceIndex } from "./places.ts";

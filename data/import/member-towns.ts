@@ -1,5 +1,5 @@
 // The member-towns file matched to this import's municipalities: which centre answers in which town.
-import { areaLevel, OUTSIDE } from "../../src/psap/geometry.ts";
+import { areaLevel, OUTSIDE } from "../../lib/psap-index/geometry.ts";
 import type { County } from "./counties.ts";
 import { dropUnknown } from "./drafts.ts";
 import type { FileReport, MemberTownRow } from "./model.ts";

@@ -1,6 +1,6 @@
 // Merges the inputs into one data set, step by step: the PSAPs (registry rows, operator rows, geocodes,
 // overrides), every one classified and linked, secondaries linked to their primaries, locations repaired,
-// and who answers for every municipality, community and county (SPEC section 4); then the report's summary.
+// and who answers for every municipality, community and county (docs/contract.md, section 4); then the report's summary.
 import type { PsapDataset } from "../index/dataset.ts";
 import { whoAnswers } from "./answering.ts";
 import { attachLines, type LineInput } from "./attach-lines.ts";

@@ -1,6 +1,7 @@
 // Shapes shared by the import's readers, merge step and report.
+
+import type { Ring } from "../../lib/psap-index/geometry.ts";
 import type { LocationPrecision, PsapJurisdiction, PsapLine } from "../../sdk/src/protocol.ts";
-import type { Ring } from "../../src/psap/geometry.ts";
 
 export type FileKind =
   | "fcc-csv"

@@ -1,6 +1,6 @@
 // The municipalities of the import: the Census places, and the towns and townships of the town-boundary
 // files that no Census place already stands for; and which town each place nested in one lies in.
-import { areaLevel, INSIDE } from "../../src/psap/geometry.ts";
+import { areaLevel, INSIDE } from "../../lib/psap-index/geometry.ts";
 import type { FileReport, Place, TownFeature } from "./model.ts";
 import { type IndexedPlace, PlaceIndex } from "./places.ts";
 import { CITY_KINDS } from "./read-towns.ts";

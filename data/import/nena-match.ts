@@ -6,7 +6,7 @@
 // have, ties it to no registry PSAP: the polygon becomes a PSAP of its own, its NGUID as id, placed
 // inside it (one PSAP per Agency_ID of a state, where the layer gives several polygons of one agency).
 // Every feature's tie is in its file's report (`boundaryMatches`), with why.
-import type { NenaServiceArea } from "../../src/psap/format.ts";
+import type { NenaServiceArea } from "../../lib/psap-index/format.ts";
 import type { County } from "./counties.ts";
 import { type Draft, dropUnknown } from "./drafts.ts";
 import type { BoundaryFeature, BoundaryMatch, FileReport, NenaFeature } from "./model.ts";

@@ -6,7 +6,7 @@ import {
   encodeRings,
   INSIDE,
   OUTSIDE,
-} from "../../src/psap/geometry.ts";
+} from "../../lib/psap-index/geometry.ts";
 import type { Place } from "./model.ts";
 import { normalizeName } from "./names.ts";
 

@@ -5,7 +5,13 @@
 // is looked up instead, and the state is the one whose counties hold at least STATE_SHARE of those that
 // fall in any county; a polygon the counties split more evenly (or do not reach) gets no state, and its
 // layer's report says so, rather than a state that may be wrong.
-import { type AreaGeometry, areaLevel, decodeRings, encodeRings, INSIDE } from "../../src/psap/geometry.ts";
+import {
+  type AreaGeometry,
+  areaLevel,
+  decodeRings,
+  encodeRings,
+  INSIDE,
+} from "../../lib/psap-index/geometry.ts";
 import type { County } from "./counties.ts";
 import type { NenaFeature } from "./model.ts";
 

@@ -7,7 +7,7 @@ import {
   POINTER_KEY,
   parseManifest,
   versionPrefix,
-} from "../../src/psap/format.ts";
+} from "../../lib/psap-index/format.ts";
 import type { BuiltIndex } from "../index/build.ts";
 import type { KvTarget } from "./kv.ts";
 

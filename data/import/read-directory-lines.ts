@@ -5,9 +5,10 @@
 // libphonenumber-js reads them), the kind is known, and it names its source and date: a number that cannot be
 // checked is worse than none. Files under data/directory/ are the project's (`directory`); any other file is
 // the operator's (`operator`), listed before the directory's lines of the same kind.
+
+import { CONTACT_LIMITS } from "../../lib/config.ts";
+import { checkContactPhone, phoneRegionOf } from "../../lib/phone.ts";
 import { type LineOrigin, PHONE_KINDS, type PhoneKind } from "../../sdk/src/protocol.ts";
-import { CONTACT_LIMITS } from "../../src/config.ts";
-import { checkContactPhone, phoneRegionOf } from "../../src/contacts/phone.ts";
 import { type CsvTable, parseCsv } from "./csv.ts";
 import { ImportError } from "./errors.ts";
 import type { DirectoryLineRow, FileReport } from "./model.ts";

@@ -1,8 +1,8 @@
-// Reads public land areas whose own centre may answer 911 there (SPEC: the `boundary` group): Census
+// Reads public land areas whose own centre may answer 911 there (the contract (docs/contract.md): the `boundary` group): Census
 // AIANNH areas (reservations, off-reservation trust lands, and statistical areas, which are read only to be
 // refused by name), and the National Park Service's National Park outlines. Which centre answers on an area
 // is not in these files: the PSAP directory's land area rows (data/directory/areas.csv) say it, with a source.
-import type { Ring } from "../../src/psap/geometry.ts";
+import type { Ring } from "../../lib/psap-index/geometry.ts";
 import { ImportError } from "./errors.ts";
 import { geojsonRings } from "./geojson-rings.ts";
 import type { FileReport } from "./model.ts";

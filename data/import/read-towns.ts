@@ -2,7 +2,7 @@
 // ten states where towns govern, or the Census Bureau's own county-subdivision files (tl_YYYY_SS_cousub.zip,
 // cb_YYYY_SS_cousub_500k.zip), so an operator can add Pennsylvania, Michigan or a newer vintage.
 import polylabel from "polylabel";
-import type { Ring } from "../../src/psap/geometry.ts";
+import type { Ring } from "../../lib/psap-index/geometry.ts";
 import { geojsonRings } from "./geojson-rings.ts";
 import type { FileReport, Place, TownFeature } from "./model.ts";
 import { firstProperties, number } from "./read-places.ts";

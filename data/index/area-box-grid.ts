@@ -1,7 +1,7 @@
 // A coarse grid over the areas' bounding boxes, so that a node of the tree looks only at the areas near
 // it, and the box of all points within reach of a node (what an entry keeps, clipped to it).
-import { EARTH_RADIUS_KM, KM_PER_DEGREE } from "../../src/psap/geo.ts";
-import type { AreaGeometry } from "../../src/psap/geometry.ts";
+import { EARTH_RADIUS_KM, KM_PER_DEGREE } from "../../lib/psap-index/geo.ts";
+import type { AreaGeometry } from "../../lib/psap-index/geometry.ts";
 
 export type ReachBox = ReturnType<typeof reachBox>;
 

@@ -2,7 +2,7 @@
 // the areas (rings on the storage grid, members as PSAP indexes) with a coarse grid over their boxes, and
 // the limits the entries are exact for.
 import KDBush from "kdbush";
-import { PSAP_LIMITS } from "../../src/config.ts";
+import { PSAP_LIMITS } from "../../lib/config.ts";
 import {
   AREA_BOUNDARY,
   AREA_CITY,
@@ -10,8 +10,8 @@ import {
   AREA_COUNTY,
   AREA_TOWN,
   type AreaKindCode,
-} from "../../src/psap/format.ts";
-import { type AreaGeometry, decodeRings, encodeRings } from "../../src/psap/geometry.ts";
+} from "../../lib/psap-index/format.ts";
+import { type AreaGeometry, decodeRings, encodeRings } from "../../lib/psap-index/geometry.ts";
 import { AreaBoxGrid } from "./area-box-grid.ts";
 import type { AreaKind, IndexedPsap, PsapDataset } from "./dataset.ts";
 

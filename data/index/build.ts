@@ -16,9 +16,9 @@
 //   centres and the PSAPs registered in it: a handful, so none is pruned beyond that).
 // A leaf whose entry would exceed `maxEntryBytes` is split into its 7 children, down to `maxResolution`.
 
-import { PSAP_LIMITS } from "../../src/config.ts";
-import { encodeManifest, FORMAT, type IndexManifest, POINTER_KEY } from "../../src/psap/format.ts";
-import { treeText } from "../../src/psap/tree.ts";
+import { PSAP_LIMITS } from "../../lib/config.ts";
+import { encodeManifest, FORMAT, type IndexManifest, POINTER_KEY } from "../../lib/psap-index/format.ts";
+import { treeText } from "../../lib/psap-index/tree.ts";
 import { buildContext } from "./build-context.ts";
 import { buildCatalogue } from "./catalogue.ts";
 import type { PsapDataset } from "./dataset.ts";

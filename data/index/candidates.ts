@@ -1,8 +1,8 @@
-// The nearest candidates of a node (SPEC section 4's nearest group): for a node of centre c and radius r,
+// The nearest candidates of a node (docs/contract.md, section 4's nearest group): for a node of centre c and radius r,
 // every PSAP within d_N(c) + 2r of c, per type, found through the k-d trees of the build's context.
 import { around } from "geokdbush";
 import { cellToChildren, cellToLatLng } from "h3-js";
-import { EARTH_RADIUS_KM, haversineKm } from "../../src/psap/geo.ts";
+import { EARTH_RADIUS_KM, haversineKm } from "../../lib/psap-index/geo.ts";
 import { type BuildContext, EPS_KM } from "./build-context.ts";
 import { nodeRadiusKm } from "./cells.ts";
 import type { IndexedPsap } from "./dataset.ts";

@@ -1,12 +1,12 @@
 // The admin catalogue of an index version: every PSAP with what it answers for, in parts sorted by id.
-import { isAroundTheClock } from "../../src/contacts/lines.ts";
+import { isAroundTheClock } from "../../lib/lines.ts";
 import {
   type CatalogueIndex,
   type CataloguePart,
   type CatalogueRecord,
   catalogueIndexKey,
   cataloguePartKey,
-} from "../../src/psap/format.ts";
+} from "../../lib/psap-index/format.ts";
 import type { PsapDataset } from "./dataset.ts";
 
 /** PSAPs per catalogue part: small enough to read for one admin request, few enough keys at a million. */

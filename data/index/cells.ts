@@ -1,6 +1,6 @@
 // H3 cell geometry the entry proofs rely on: how far any point a tree node covers can be from its centre.
 import { cellToBoundary, cellToLatLng } from "h3-js";
-import { haversineKm } from "../../src/psap/geo.ts";
+import { haversineKm } from "../../lib/psap-index/geo.ts";
 
 /**
  * Upper bound, km, on the great-circle distance from a cell's centre to any point that

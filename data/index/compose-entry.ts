@@ -2,9 +2,9 @@
 // the members that can rank there (see the proofs at the top of build.ts).
 import { cellToLatLng } from "h3-js";
 import { clipPolygon } from "lineclip";
-import { type EntryDraft, encodeEntry, jurisdictionRank, psapToTuple } from "../../src/psap/format.ts";
-import { haversineKm } from "../../src/psap/geo.ts";
-import { encodeRingsWithBox, lonShiftToward, QUANTUM } from "../../src/psap/geometry.ts";
+import { type EntryDraft, encodeEntry, jurisdictionRank, psapToTuple } from "../../lib/psap-index/format.ts";
+import { haversineKm } from "../../lib/psap-index/geo.ts";
+import { encodeRingsWithBox, lonShiftToward, QUANTUM } from "../../lib/psap-index/geometry.ts";
 import { type ReachBox, reachBox } from "./area-box-grid.ts";
 import { type BuildContext, EPS_KM, type PreparedArea } from "./build-context.ts";
 import { nearestCandidates } from "./candidates.ts";

@@ -1,9 +1,9 @@
 // What `buildIndex` takes: the PSAPs and the areas that decide who answers where (the import's output).
-import type { IndexedPsap, NenaServiceArea } from "../../src/psap/format.ts";
-import type { Ring } from "../../src/psap/geometry.ts";
+import type { IndexedPsap, NenaServiceArea } from "../../lib/psap-index/format.ts";
+import type { Ring } from "../../lib/psap-index/geometry.ts";
 
-export type { IndexedPsap } from "../../src/psap/format.ts";
-export type { Ring } from "../../src/psap/geometry.ts";
+export type { IndexedPsap } from "../../lib/psap-index/format.ts";
+export type { Ring } from "../../lib/psap-index/geometry.ts";
 
 /**
  * `boundary`: an operator's service-area polygon; `city`: an incorporated place (city limits); `town`: a

@@ -1,5 +1,5 @@
 // An in-memory PSAP index store that counts reads: for node tests and benchmarks.
-import type { PsapIndexStore } from "../../src/psap/lookup.ts";
+import type { PsapIndexStore } from "../../lib/psap-index/store.ts";
 import type { BuiltIndex } from "./build.ts";
 
 export class MemoryPsapStore implements PsapIndexStore {

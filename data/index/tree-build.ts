@@ -1,8 +1,8 @@
 // The tree of H3 cells and its entries: roots found by a flood fill from the PSAPs' own cells, each node
 // a leaf with one entry, or split into its 7 children when its entry would be too big.
 import { cellToChildren, cellToLatLng, gridDisk, latLngToCell } from "h3-js";
-import { entryKey } from "../../src/psap/format.ts";
-import { h3Digit, nodeName, TREE_ARITY } from "../../src/psap/tree.ts";
+import { entryKey } from "../../lib/psap-index/format.ts";
+import { h3Digit, nodeName, TREE_ARITY } from "../../lib/psap-index/tree.ts";
 import type { BuildContext } from "./build-context.ts";
 import { nearestKm } from "./candidates.ts";
 import { nodeRadiusKm } from "./cells.ts";

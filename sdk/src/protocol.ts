@@ -8,7 +8,7 @@
 export const ROLES = ["patient", "counselor"] as const;
 export type Role = (typeof ROLES)[number];
 
-/** States of a session (SPEC section 6). `ended` and `expired` are final. */
+/** States of a session (docs/contract.md, section 6). `ended` and `expired` are final. */
 export const SESSION_STATES = ["active", "sos", "ended", "expired"] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 
@@ -19,7 +19,7 @@ export type LocationUnavailableReason = (typeof LOCATION_UNAVAILABLE_REASONS)[nu
 /** What a counselor is told when no result is coming: the patient's reason, or our PSAP lookup failed. */
 export type CounselorUnavailableReason = LocationUnavailableReason | "lookup_failed";
 
-/** Whether a session checks the patient's location when the patient first connects (SPEC section 3). */
+/** Whether a session checks the patient's location when the patient first connects (docs/contract.md, section 3). */
 export const LOCATION_CHECK_MODES = ["off", "at_start"] as const;
 export type LocationCheckMode = (typeof LOCATION_CHECK_MODES)[number];
 
@@ -33,7 +33,7 @@ export type LocationCheckOutcome = "located" | LocationUnavailableReason;
 /** Why a session stopped. */
 export type SessionEndReason = "ended" | "expired";
 
-/** Why a PSAP record was chosen (SPEC section 4): operator boundary, city limits, county, or distance alone. */
+/** Why a PSAP record was chosen (docs/contract.md, section 4): operator boundary, city limits, county, or distance alone. */
 export const PSAP_MATCHES = ["boundary", "city", "county", "nearest"] as const;
 export type PsapMatch = (typeof PSAP_MATCHES)[number];
 
@@ -91,7 +91,7 @@ export type PlaceKind = (typeof PLACE_KINDS)[number];
 export const EMERGENCY_SERVICES = ["all", "police", "ambulance", "fire", "crisis"] as const;
 export type EmergencyService = (typeof EMERGENCY_SERVICES)[number];
 
-/** One 911 call centre, as delivered to both SDKs (SPEC section 4). */
+/** One 911 call centre, as delivered to both SDKs (docs/contract.md, section 4). */
 export interface PsapRecord {
   id: string;
   name: string;
@@ -359,7 +359,7 @@ export interface AuditEventsPage {
   next_after: number | null;
 }
 
-/** Every `code` a problem answer of the service carries (SPEC section 7). */
+/** Every `code` a problem answer of the service carries (docs/contract.md, section 7). */
 export const PROBLEM_CODES = [
   "invalid_json",
   "invalid_request",
@@ -397,7 +397,7 @@ export interface ProblemDetails {
   errors?: { field: string; message: string }[];
 }
 
-/** Claims of a session token (SPEC section 1). */
+/** Claims of a session token (docs/contract.md, section 1). */
 export interface SessionTokenClaims {
   iss: string;
   aud: Role;

@@ -1,5 +1,5 @@
 // The isolate's short memory of API key lookups: bounded, time-limited, keyed by key hash (never the key).
-import { AUTH_LIMITS } from "../config.ts";
+import { AUTH_LIMITS } from "../../lib/config.ts";
 
 /** Who an accepted API key belongs to. */
 export interface ApiKeyIdentity {

@@ -1,5 +1,5 @@
 // API key and id formats, and the hash under which a key is stored. Pure WebCrypto: scripts/dev.ts uses it too.
-import { AUTH_LIMITS } from "../config.ts";
+import { AUTH_LIMITS } from "../../lib/config.ts";
 import { randomBase62 } from "./random.ts";
 
 export const API_KEY_PREFIX = "sk_live_";

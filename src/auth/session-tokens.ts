@@ -1,9 +1,9 @@
-// Session tokens (SPEC section 1): one JWT per role, signed EdDSA with the current key, verified by kid.
+// Session tokens (docs/contract.md, section 1): one JWT per role, signed EdDSA with the current key, verified by kid.
 import { errors, type JWTHeaderParameters, jwtVerify, SignJWT } from "jose";
+import { AUTH_LIMITS, SESSION_LIMITS } from "../../lib/config.ts";
+import { LruCache } from "../../lib/lru-cache.ts";
 import type { Role, SessionTokenClaims } from "../../sdk/src/protocol.ts";
-import { AUTH_LIMITS, SESSION_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
-import { LruCache } from "../lru-cache.ts";
 import {
   loadTokenKeys,
   SigningKeyConfigError,

@@ -4,10 +4,11 @@
 // within the 60 s the contract allows, even on a server that was quiet for longer. Only when D1 cannot be
 // read is a copy served that is at most `maxStaleMs` old (a failure of ours must not drop a number that is
 // right); older than that, the imported lines alone are served and the next lookup tries again.
+
+import { CONTACT_LIMITS } from "../../lib/config.ts";
+import { bestOf, orderLines } from "../../lib/lines.ts";
 import type { PhoneKind, PsapLine, PsapRecord } from "../../sdk/src/protocol.ts";
-import { CONTACT_LIMITS } from "../config.ts";
 import { errorName } from "../error-name.ts";
-import { bestOf, orderLines } from "./lines.ts";
 
 export type ContactNumbers = ReadonlyMap<string, PsapLine>;
 

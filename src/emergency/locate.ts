@@ -16,7 +16,7 @@
 // without a code, is CY, the ISO 3166-1 code for the whole island (and 112 answers there too).
 import { borders, feature } from "@rapideditor/country-coder";
 import type { Geometry } from "geojson";
-import { PSAP_LIMITS } from "../config.ts";
+import { PSAP_LIMITS } from "../../lib/config.ts";
 import { EMERGENCY_NUMBERS } from "./numbers.ts";
 
 export interface CountryLocation {
@@ -134,7 +134,7 @@ const US_RINGS: readonly Ring[] = borders.features.flatMap((f) => {
 /**
  * True when the fix is in the US or one of its territories, or closer to one of their borders than its accuracy
  * (at least PSAP_LIMITS.minBorderToleranceM, the tolerance the PSAP lookup uses at every border): such a fix may
- * be in the US, so US PSAPs apply (SPEC: "a fix closer to the border than its accuracy counts for both sides").
+ * be in the US, so US PSAPs apply (the contract (docs/contract.md): "a fix closer to the border than its accuracy counts for both sides").
  * The distance is measured exactly against the library's borders, in a flat local projection around the fix (within 2 % of
  * the great-circle distance up to 100 km); what limits the answer is those borders' own precision (a few hundred
  * metres at the crossings tested), so the lookup should also count a fix inside a US county as in the US.

@@ -74,7 +74,7 @@ export function requireApiKey(): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * LoST's credentials (SPEC section 9): a platform's API key in X-API-Key, or HTTP Basic with the platform id
+ * LoST's credentials (docs/contract.md, section 9): a platform's API key in X-API-Key, or HTTP Basic with the platform id
  * as the user and the key as the password (what a SIP server's HTTP client sends); within the key's rate.
  * A 401 challenges for Basic, which clients such as Kamailio's answer by sending the credentials.
  */

@@ -1,6 +1,6 @@
 // Reads and validates a JSON request body, reporting the first problem in the contract's order: 413, 415, 400.
 import type { z } from "@hono/zod-openapi";
-import { HTTP_LIMITS } from "../config.ts";
+import { HTTP_LIMITS } from "../../lib/config.ts";
 import { type Checked, type FieldError, type Problem, problem } from "../problem.ts";
 import { EmptyRequest } from "./schemas.ts";
 
@@ -13,7 +13,7 @@ export interface ReadBodyOptions {
 
 /**
  * `application/json` and nothing else (no `+json` types), with no parameter but `charset=utf-8`
- * (SPEC section 7): a body declared in another charset would be read wrongly, so it is refused.
+ * (docs/contract.md, section 7): a body declared in another charset would be read wrongly, so it is refused.
  */
 export function isJsonMediaType(contentType: string | null): boolean {
   if (contentType === null) return false;

@@ -1,6 +1,6 @@
 // Idempotency-Key on session creation: the same key and body within 24 h gives the same session.
 
-import { HTTP_LIMITS } from "../config.ts";
+import { HTTP_LIMITS } from "../../lib/config.ts";
 import type { Env } from "../env.ts";
 import { ProblemError, problem } from "../problem.ts";
 

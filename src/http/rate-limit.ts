@@ -1,5 +1,5 @@
 // The rate limit per API key, through the Workers rate-limit binding (per session and role, the session object counts).
-import { RATE_LIMITS } from "../config.ts";
+import { RATE_LIMITS } from "../../lib/config.ts";
 import type { Env } from "../env.ts";
 import { type Problem, problem } from "../problem.ts";
 

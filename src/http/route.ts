@@ -4,7 +4,7 @@
 //
 // The contract describes; it does not validate. @hono/zod-openapi's validators would answer before the
 // handler could check what comes first, so each handler reads its input itself (body.ts) and the
-// contract's order of checks holds: 413, 415, 400, then the session object's 404 and 410 (SPEC section 7).
+// contract's order of checks holds: 413, 415, 400, then the session object's 404 and 410 (docs/contract.md, section 7).
 import { type OpenAPIHono, type RouteConfig, z } from "@hono/zod-openapi";
 import type { Handler } from "hono";
 import type { Env } from "../env.ts";

@@ -1,6 +1,8 @@
 // Zod schemas of the PSAP record, the fix's area and emergency numbers, and the admin PSAP and contact routes.
 // Every enum is a list of the protocol's; every response is checked against the type it is built from.
 import { z } from "@hono/zod-openapi";
+import { ADMIN_LIMITS, CONTACT_LIMITS } from "../../lib/config.ts";
+import type { CatalogueRecord } from "../../lib/psap-index/format.ts";
 import {
   CONTACT_ACTIONS,
   EMERGENCY_SERVICES,
@@ -15,9 +17,7 @@ import {
   type PsapArea as PsapAreaBody,
   type PsapRecord,
 } from "../../sdk/src/protocol.ts";
-import { ADMIN_LIMITS, CONTACT_LIMITS } from "../config.ts";
 import type { Contact, ContactChange } from "../contacts/store.ts";
-import type { CatalogueRecord } from "../psap/format.ts";
 import { isoTimestamp, queryInteger } from "./schema-parts.ts";
 
 const phoneKind = z.enum(PHONE_KINDS).openapi({

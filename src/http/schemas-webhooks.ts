@@ -2,6 +2,7 @@
 // service sends: they validate and describe. Every enum is a list of the protocol's; every response and
 // each event's data is checked against the type it is built from.
 import { z } from "@hono/zod-openapi";
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import {
   DELIVERY_STATUSES,
   LOCATION_UNAVAILABLE_REASONS,
@@ -10,7 +11,6 @@ import {
   type WebhookEventData,
   type WebhookEventType,
 } from "../../sdk/src/protocol.ts";
-import { WEBHOOK_LIMITS } from "../config.ts";
 import type { DeliveryRecord } from "../webhooks/deliveries.ts";
 import type { WebhookSettings } from "../webhooks/store.ts";
 import { isoTimestamp, queryInteger } from "./schema-parts.ts";

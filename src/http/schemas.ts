@@ -2,6 +2,7 @@
 // document. Every enum is a list of the protocol's; every response is checked against the type its
 // readers use (`satisfies`), so the document cannot drift from the SDKs.
 import { z } from "@hono/zod-openapi";
+import { AUDIT_LIMITS, HTTP_LIMITS, SESSION_LIMITS } from "../../lib/config.ts";
 import {
   AUDIT_ACTORS,
   AUDIT_EVENT_TYPES,
@@ -25,7 +26,6 @@ import {
 } from "../../sdk/src/protocol.ts";
 import type { Jwks } from "../auth/jwks.ts";
 import type { CreatedApiKey, CreatedPlatform } from "../auth/platforms.ts";
-import { AUDIT_LIMITS, HTTP_LIMITS, SESSION_LIMITS } from "../config.ts";
 import { isoTimestamp, queryInteger } from "./schema-parts.ts";
 import { EmergencyNumbers, PsapArea, PsapRecordSchema } from "./schemas-psaps.ts";
 

@@ -1,7 +1,7 @@
 // One Durable Object per (platform, Idempotency-Key): remembers the first request's body hash and answer for 24 h.
 
 import { DurableObject } from "cloudflare:workers";
-import { HTTP_LIMITS } from "../config.ts";
+import { HTTP_LIMITS } from "../../lib/config.ts";
 import type { Env } from "../env.ts";
 
 /** How long a claimed key waits for its answer before another request may take it over (a crashed request). */

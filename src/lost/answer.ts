@@ -1,19 +1,13 @@
 // What a findService is answered with: the lookup the session API runs, for the same fix, turned into
-// one LoST mapping. urn:service:sos (and its sub-services) gets the first PSAP of SPEC section 4;
+// one LoST mapping. urn:service:sos (and its sub-services) gets the first PSAP of docs/contract.md, section 4;
 // urn:service:counseling (and its sub-services) the crisis line of the fix's country. A failure of ours
 // is `internalError`, never `notFound`.
 import { type CountryCode, getCountryCallingCode } from "libphonenumber-js";
+import { PSAP_LIMITS } from "../../lib/config.ts";
+import { isAroundTheClock } from "../../lib/lines.ts";
 import type { EmergencyNumbers, PsapRecord } from "../../sdk/src/protocol.ts";
-import { PSAP_LIMITS } from "../config.ts";
-import { isAroundTheClock } from "../contacts/lines.ts";
-import {
-  type LookupOptions,
-  lookupPsaps,
-  type PsapIndexStore,
-  PsapIndexUnavailableError,
-  PsapLookupFailedError,
-  type PsapLookupResult,
-} from "../psap/lookup.ts";
+import { type LookupOptions, lookupPsaps, type PsapLookupResult } from "../answer/lookup.ts";
+import { type PsapIndexStore, PsapIndexUnavailableError, PsapLookupFailedError } from "../psap/lookup.ts";
 import { type FindServiceRequest, LostError } from "./request.ts";
 import type { LostMapping } from "./response.ts";
 
@@ -22,7 +16,7 @@ export interface AnswerOptions {
   /**
    * Where a SIP server should send the call for a PSAP whose number is on file: with a domain, the number is
    * also given as `sip:+1...@domain;user=phone` (RFC 3261 section 19.1.6), after its `tel:` URI. Kamailio's
-   * LoST client routes only to a SIP URI. Unset: the `tel:` URI alone, as SPEC section 9 says.
+   * LoST client routes only to a SIP URI. Unset: the `tel:` URI alone, as docs/contract.md, section 9 says.
    */
   sipDomain?: string;
   lookup?: LookupOptions;
@@ -49,7 +43,7 @@ function callingCode(country: string): string | null {
   }
 }
 
-/** A dialled number as a tel: URI: US numbers as SPEC writes them (tel:988), others in their country's context (RFC 3966). */
+/** A dialled number as a tel: URI: US numbers as the contract writes them (tel:988), others in their country's context (RFC 3966). */
 function telOf(number: string, country: string | null): string {
   const local = digits(number);
   const code = country && country !== "US" ? callingCode(country) : null;

@@ -1,7 +1,7 @@
 // A LoST findService request (RFC 5222 section 8), read: the location to use, the service asked for, and
 // whether to validate. Anything else is one of LoST's own errors, with a message saying what.
 import type { Element } from "@xmldom/xmldom";
-import { LOST_LIMITS } from "../config.ts";
+import { LOST_LIMITS } from "../../lib/config.ts";
 import { BadShapeError, readShape, type ShapeFix } from "./shapes.ts";
 import { childElements, LOST_NS, parseXml, UnreadableXmlError } from "./xml.ts";
 

@@ -3,7 +3,7 @@
 // centre with its radius; every other shape is answered from its centroid, with the farthest reach of the
 // shape from that centroid as the accuracy.
 import type { Element } from "@xmldom/xmldom";
-import { haversineKm, KM_PER_DEGREE } from "../psap/geo.ts";
+import { haversineKm, KM_PER_DEGREE } from "../../lib/psap-index/geo.ts";
 import { childElements, GEO_SHAPES_NS, GML_NS } from "./xml.ts";
 
 /** The coordinate reference systems RFC 5491 allows: WGS 84 in two and in three dimensions. */

@@ -1,7 +1,7 @@
 // One Durable Object per platform counting its LoST queries by UTC day: nothing of a query is kept but
 // that it was made (never its location), and nothing on the query's own path waits for the count.
 import { DurableObject } from "cloudflare:workers";
-import { LOST_LIMITS } from "../config.ts";
+import { LOST_LIMITS } from "../../lib/config.ts";
 import type { Env } from "../env.ts";
 
 export interface LostUsageDay {

@@ -9,7 +9,7 @@ import {
   type IndexManifest,
   POINTER_KEY,
   parseManifest,
-} from "./format.ts";
+} from "../../lib/psap-index/format.ts";
 import { type PsapIndexStore, PsapIndexUnavailableError, PsapLookupFailedError } from "./lookup.ts";
 
 export interface LoadedCatalogue {

@@ -3,9 +3,9 @@
 // is returned, an area's rings are decoded (in place, from the entry's text) the first time a fix falls
 // within its bounding box, and an area is named only when it holds the fix. Decoding allocates little,
 // so a burst of cold lookups sets off few garbage collections.
-import { type AreaKindCode, type PsapTuple, parseEntry } from "./format.ts";
-import { cosOfLatitude, KM_PER_DEGREE } from "./geo.ts";
-import { type AreaGeometry, QUANTUM } from "./geometry.ts";
+import { type AreaKindCode, type PsapTuple, parseEntry } from "../../lib/psap-index/format.ts";
+import { cosOfLatitude, KM_PER_DEGREE } from "../../lib/psap-index/geo.ts";
+import { type AreaGeometry, QUANTUM } from "../../lib/psap-index/geometry.ts";
 
 /** An entry as the ranking reads it (rank.ts): decoded once when it is read, then cached (lookup.ts). */
 export interface RankableEntry {

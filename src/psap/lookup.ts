@@ -1,16 +1,22 @@
-// The runtime lookup: the pointer (cached briefly) and one entry (cached in the isolate), ranked exactly.
-// At most two KV reads per lookup, one in the common case. Coordinates never reach a log line or an error.
-import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
-import { PSAP_LIMITS } from "../config.ts";
-import { type ContactSource, currentContacts, withContacts } from "../contacts/overlay.ts";
-import type { CountryLocation } from "../emergency/index.ts";
-import { LruCache } from "../lru-cache.ts";
+// The index read at run time: the pointer (cached briefly) and one entry (cached in the isolate), and the
+// fix's PSAPs ranked exactly from that entry. At most two KV reads per lookup, one in the common case.
+// What the answer adds (the country, the area in words, the operator's lines, the emergency numbers) is one
+// floor up, in src/answer/. Coordinates never reach a log line or an error.
+
+import { PSAP_LIMITS } from "../../lib/config.ts";
+import { LruCache } from "../../lib/lru-cache.ts";
+import {
+  type IndexManifest,
+  MalformedIndexError,
+  POINTER_KEY,
+  parseManifest,
+} from "../../lib/psap-index/format.ts";
+import { MalformedRingError, toleranceKm } from "../../lib/psap-index/geometry.ts";
+import type { PsapIndexStore } from "../../lib/psap-index/store.ts";
+import { CellTree } from "../../lib/psap-index/tree.ts";
+import type { PsapRecord } from "../../sdk/src/protocol.ts";
 import { decodeEntry, type RankableEntry } from "./decode.ts";
-import { type IndexManifest, MalformedIndexError, POINTER_KEY, parseManifest } from "./format.ts";
-import { MalformedRingError, toleranceKm } from "./geometry.ts";
-import { rankEntry } from "./rank.ts";
-import { CellTree } from "./tree.ts";
-import { countryOfFix, describeArea, emergencyNumbersAt, isOutsideUs } from "./where.ts";
+import { type NamedArea, rankEntry } from "./rank.ts";
 
 export interface PsapQuery {
   latitude: number;
@@ -19,20 +25,7 @@ export interface PsapQuery {
   accuracy?: number | null;
 }
 
-export interface PsapLookupResult {
-  psaps: PsapRecord[];
-  area: PsapArea;
-  emergency: EmergencyNumbers;
-  data_version: string;
-  /** When the index of this data version was built (ISO 8601): LoST's `lastUpdated`. */
-  data_updated_at: string;
-  reason?: PsapEmptyReason;
-}
-
-/** The KV read interface: a KV namespace, or an in-memory store in node tests and benchmarks. */
-export interface PsapIndexStore {
-  get(key: string, type: "text"): Promise<string | null>;
-}
+export type { PsapIndexStore } from "../../lib/psap-index/store.ts";
 
 /** No index has been loaded at all (no pointer key). */
 export class PsapIndexUnavailableError extends Error {
@@ -165,62 +158,53 @@ function validCoordinate(q: PsapQuery): boolean {
   );
 }
 
-/** No US PSAP for this fix: where it is, what to dial there, no records. */
-function outsideCoverage(
-  lat: number,
-  lon: number,
-  country: () => CountryLocation,
-  manifest: IndexManifest,
-): PsapLookupResult {
-  const area = describeArea(lat, lon, null, null, null, country);
-  return {
-    psaps: [],
-    area,
-    emergency: emergencyNumbersAt(area),
-    data_version: manifest.data_version,
-    data_updated_at: manifest.created_at,
-    reason: "outside_coverage",
-  };
+/** What the index says of a fix: its PSAPs ranked, and the areas around it that name where it is. */
+export interface RankedFix {
+  /** False where the index holds no PSAP within reach of the fix (its cell is empty). */
+  covered: boolean;
+  psaps: PsapRecord[];
+  place: NamedArea | null;
+  county: NamedArea | null;
+  nearCounty: NamedArea | null;
+  /** The border tolerance the fix was ranked with (its accuracy, at least the configured minimum), km. */
+  toleranceKm: number;
+  data_version: string;
+  /** When the index of this data version was built (ISO 8601): LoST's `lastUpdated`. */
+  data_updated_at: string;
 }
 
 /**
- * The PSAPs for a fix, best first (SPEC section 4), with the fix's area and emergency numbers.
- * Throws PsapIndexUnavailableError (nothing loaded) or PsapLookupFailedError (the index could not be read).
+ * The fix's PSAPs, best first, as the index ranks them (docs/contract.md, section 4), at most `limit`
+ * (clamped to what the index was built for). Throws PsapIndexUnavailableError (nothing loaded) or
+ * PsapLookupFailedError (the index could not be read), RangeError for a coordinate out of range.
  */
-export interface LookupOptions {
-  /** Records wanted (clamped to what the index was built for). */
-  limit?: number;
-  /** The operator's lines (admin API), listed with the imported ones. */
-  contacts?: ContactSource;
-}
-
-export async function lookupPsaps(
-  store: PsapIndexStore,
-  query: PsapQuery,
-  options: LookupOptions = {},
-): Promise<PsapLookupResult> {
+export async function rankFix(store: PsapIndexStore, query: PsapQuery, wanted: number): Promise<RankedFix> {
   if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
   const { latitude: lat, longitude: lon } = query;
-  // Read alongside the index, not after it.
-  const contacts = options.contacts ? currentContacts(options.contacts) : null;
-  // The hot path awaits nothing: a cached pointer, entry and fresh contact list are used as they are.
+  // The hot path awaits nothing: a cached pointer and entry are used as they are.
   const cachedPointer = currentPointer(store);
   const pointer = cachedPointer instanceof Promise ? await cachedPointer : cachedPointer;
   const { manifest } = pointer;
-  const wanted = options.limit ?? PSAP_LIMITS.maxResults;
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const tolerance = toleranceKm(query.accuracy, PSAP_LIMITS.minBorderToleranceM, manifest.max_tolerance_km);
-
-  const country = countryOfFix(lat, lon);
+  const about = {
+    toleranceKm: tolerance,
+    data_version: manifest.data_version,
+    data_updated_at: manifest.created_at,
+  };
   const located = pointer.tree.locate(lat, lon);
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
-  if (located.kind === "empty") return outsideCoverage(lat, lon, country, manifest);
+  if (located.kind === "empty")
+    return { covered: false, psaps: [], place: null, county: null, nearCounty: null, ...about };
   const key = located.key;
   const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
-  let ranked: ReturnType<typeof rankEntry>;
   try {
-    ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
+    return {
+      covered: true,
+      ...rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km),
+      ...about,
+    };
   } catch (cause) {
     // Rings are decoded when a fix first comes near them: a corrupt one shows up here. Forget the
     // entry, so that the next lookup reads it again, and report our failure, never an empty answer.
@@ -228,18 +212,4 @@ export async function lookupPsaps(
     entries.delete(key);
     throw new PsapLookupFailedError("A PSAP index entry is corrupt", { cause });
   }
-  // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
-  if (isOutsideUs(lat, lon, tolerance, ranked.county !== null || ranked.place !== null, country))
-    return outsideCoverage(lat, lon, country, manifest);
-  const area = describeArea(lat, lon, ranked.place, ranked.county, ranked.nearCounty, country);
-  const numbers = contacts instanceof Promise ? await contacts : contacts;
-  const result: PsapLookupResult = {
-    psaps: numbers && numbers.size > 0 ? withContacts(ranked.psaps, numbers) : ranked.psaps,
-    area,
-    emergency: emergencyNumbersAt(area),
-    data_version: manifest.data_version,
-    data_updated_at: manifest.created_at,
-  };
-  if (ranked.psaps.length === 0) result.reason = "outside_coverage";
-  return result;
 }

@@ -1,4 +1,4 @@
-// The ranking of SPEC section 4 over one index entry: the one rule the lookup applies.
+// The ranking of docs/contract.md, section 4 over one index entry: the one rule the lookup applies.
 //
 // First of all, a statewide centre (jurisdiction `state`: it answers every 911 call of its state) reached
 // through an area that contains the fix. Then the sort key, in order: (1) containment: areas that contain
@@ -8,8 +8,7 @@
 // is in the same part; (4) in the area groups, jurisdiction county, regional, state, municipal, special;
 // (5) distance; then id, so that the order is total. The nearest group is sorted by type, then distance,
 // then id.
-import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
-import { gridCellOf, type RankableEntry } from "./decode.ts";
+
 import {
   AREA_BOUNDARY,
   AREA_CITY,
@@ -20,9 +19,17 @@ import {
   jurisdictionRank,
   type PsapTuple,
   recordOf,
-} from "./format.ts";
-import { cosOfLatitude, haversineKm, haversineKmWithCos, KM_PER_DEGREE, roundKm } from "./geo.ts";
-import { areaLevel, decodeRingsAt, INSIDE, OUTSIDE } from "./geometry.ts";
+} from "../../lib/psap-index/format.ts";
+import {
+  cosOfLatitude,
+  haversineKm,
+  haversineKmWithCos,
+  KM_PER_DEGREE,
+  roundKm,
+} from "../../lib/psap-index/geo.ts";
+import { areaLevel, decodeRingsAt, INSIDE, OUTSIDE } from "../../lib/psap-index/geometry.ts";
+import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
+import { gridCellOf, type RankableEntry } from "./decode.ts";
 
 /** An area that holds the fix, as the result's `area` names it. */
 export interface NamedArea {

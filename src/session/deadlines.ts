@@ -1,5 +1,5 @@
 // The session's timed duties (expiry, the 30 s location clock, the 30-day purge) and the one alarm that serves them.
-import { SESSION_LIMITS } from "../config.ts";
+import { SESSION_LIMITS } from "../../lib/config.ts";
 import type { SessionRecord } from "./record.ts";
 
 export type DeadlineKind = "expire" | "location_timeout" | "purge";

@@ -1,9 +1,10 @@
-// The gate of every browser (token) call of a session, in the contract's order (SPEC section 7): 410 when
+// The gate of every browser (token) call of a session, in the contract's order (docs/contract.md, section 7): 410 when
 // the session is over (or no longer stored), 429 when the caller's role is over its rate, then the body's
 // own problem (413, 415, 400, found by the worker as it read the body). What comes after (409) is each
 // method's own rule. The socket's gate is the socket hub's (`SocketHub.refusal`).
+
+import { RATE_LIMITS } from "../../lib/config.ts";
 import type { Role } from "../../sdk/src/protocol.ts";
-import { RATE_LIMITS } from "../config.ts";
 import type { Checked, Problem } from "../problem.ts";
 import type { SessionCaller } from "./caller.ts";
 import { sessionForgotten, sessionOver, sessionRateLimited } from "./problems.ts";

@@ -29,7 +29,7 @@ export function locationCheckOff(): Problem {
   return problem("location_check_off", 'This session was created without location_check: "at_start".');
 }
 
-/** Over the per-role rate of this session (SPEC section 7: 30 requests in any 10 s). */
+/** Over the per-role rate of this session (docs/contract.md, section 7: 30 requests in any 10 s). */
 export function sessionRateLimited(retryAfter: number): Problem {
   return problem("rate_limited", "Too many requests for this session; retry later.", { retryAfter });
 }

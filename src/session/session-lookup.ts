@@ -1,22 +1,17 @@
 // The PSAP lookup as the session runs it: bounded in time, and a failure answers 503 with Retry-After,
 // never an empty list that claims no PSAP is near.
+
+import { PSAP_LIMITS } from "../../lib/config.ts";
 import type {
   LocationRequestPurpose,
   PsapResultsBody,
   ReportedLocation,
   SessionState,
 } from "../../sdk/src/protocol.ts";
-import { PSAP_LIMITS } from "../config.ts";
+import { type LookupOptions, lookupPsaps, type PsapLookupResult } from "../answer/lookup.ts";
 import { errorSummary } from "../error-name.ts";
 import { type Problem, problem } from "../problem.ts";
-import {
-  type LookupOptions,
-  lookupPsaps,
-  type PsapIndexStore,
-  PsapIndexUnavailableError,
-  type PsapLookupResult,
-  type PsapQuery,
-} from "../psap/lookup.ts";
+import { type PsapIndexStore, PsapIndexUnavailableError, type PsapQuery } from "../psap/lookup.ts";
 import { importUnderWay } from "../psap-import-marker.ts";
 import { withTimeout } from "../timeout.ts";
 

@@ -23,6 +23,7 @@ import type {
   SosCancelResponse,
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
+import type { PsapLookupResult } from "../answer/lookup.ts";
 import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
 import {
@@ -34,7 +35,6 @@ import {
   setProblemTypeBase,
   success,
 } from "../problem.ts";
-import type { PsapLookupResult } from "../psap/lookup.ts";
 import { WebhookOutbox } from "../webhooks/outbox.ts";
 import { EarliestAlarm } from "./alarm.ts";
 import { AuditLog, type AuditPageQuery } from "./audit-log.ts";
@@ -168,7 +168,7 @@ export class SessionObject extends DurableObject<Env> {
     return success(sosCancelView(record));
   }
 
-  /** The location check (SPEC section 4): in `active` and `sos`, for a session that checks the location. */
+  /** The location check (docs/contract.md, section 4): in `active` and `sos`, for a session that checks the location. */
   async checkLocation(
     caller: SessionCaller,
     body: Checked<LocationSubmission>,
@@ -202,7 +202,7 @@ export class SessionObject extends DurableObject<Env> {
   // -------------------------------------------------------------------------
   // Sockets and the alarm
 
-  /** `/ws`, after the worker checked the token: the upgrade, or the probe without `Upgrade` (SPEC section 5). */
+  /** `/ws`, after the worker checked the token: the upgrade, or the probe without `Upgrade` (docs/contract.md, section 5). */
   override async fetch(request: Request): Promise<Response> {
     const now = Date.now();
     const live = this.#gate.live(this.#runDueDeadlines(now));

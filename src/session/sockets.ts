@@ -2,6 +2,8 @@
 // eviction; their limits (per-role cap, upgrade rate), their handshake, their life (heartbeats, close,
 // error) and their bookkeeping in the audit trail. Nothing here throws: a socket can vanish at any
 // moment, and every handler the runtime calls has its own try/catch (partyserver's rule).
+
+import { SOCKET_LIMITS } from "../../lib/config.ts";
 import {
   type AuditData,
   CLOSE_SESSION_OVER,
@@ -10,7 +12,6 @@ import {
   type Role,
   type ServerMessage,
 } from "../../sdk/src/protocol.ts";
-import { SOCKET_LIMITS } from "../config.ts";
 import { errorSummary } from "../error-name.ts";
 import { type Problem, problem } from "../problem.ts";
 import type { AuditLog } from "./audit-log.ts";

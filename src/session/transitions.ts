@@ -1,12 +1,13 @@
-// The session state machine (SPEC section 6): every allowed move, and the one function that applies it
+// The session state machine (docs/contract.md, section 6): every allowed move, and the one function that applies it
 // with every field it changes, so no method sets fields by hand and no path (end, expiry) bypasses it.
+
+import { SESSION_LIMITS } from "../../lib/config.ts";
 import type {
   PsapResultsBody,
   ReportedLocation,
   SessionEndReason,
   SessionState,
 } from "../../sdk/src/protocol.ts";
-import { SESSION_LIMITS } from "../config.ts";
 import type { SessionRecord, StoredCheck } from "./record.ts";
 
 export type SessionEvent =

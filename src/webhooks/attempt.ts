@@ -1,5 +1,5 @@
 // One delivery attempt: a signed POST, 10 s to answer, no redirect followed, the answer's body never read.
-import { WEBHOOK_LIMITS } from "../config.ts";
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import { errorName } from "../error-name.ts";
 import { signatureHeader } from "./signing.ts";
 

@@ -9,8 +9,8 @@
 // far as that costs no event its schedule: a session's events in a batch go oldest first, one after the
 // other, and events that failed together come back together and go oldest first again.
 
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import type { WebhookEvent } from "../../sdk/src/protocol.ts";
-import { WEBHOOK_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
 import { errorName } from "../error-name.ts";
 import { attemptDelivery } from "./attempt.ts";

@@ -6,8 +6,8 @@
 // list is a plain indexed query per platform, and the admin side already lives in D1. D1's one writer
 // bounds how many delivery records the service writes a second, not how many sessions it serves.
 
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import type { DeliveryStatus, WebhookEvent, WebhookEventType } from "../../sdk/src/protocol.ts";
-import { WEBHOOK_LIMITS } from "../config.ts";
 
 /** The outcome of one consumer pass over one event. */
 export interface DeliveryOutcome {

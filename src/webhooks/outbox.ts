@@ -9,8 +9,8 @@
 // consumer run and no delivery work. When the webhook cannot be read, every event goes, and the
 // consumer decides as before: nothing is dropped that it would have delivered.
 
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import type { WebhookEvent } from "../../sdk/src/protocol.ts";
-import { WEBHOOK_LIMITS } from "../config.ts";
 import { errorName } from "../error-name.ts";
 import { withTimeout } from "../timeout.ts";
 import { newEventId, type WebhookEventDraft, type WebhookQueueMessage } from "./events.ts";

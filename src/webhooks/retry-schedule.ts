@@ -1,5 +1,5 @@
 // When a failed delivery is tried again: a delay per try, read from config, so the schedule is in one place.
-import { WEBHOOK_LIMITS, WEBHOOK_MAX_ATTEMPTS } from "../config.ts";
+import { WEBHOOK_LIMITS, WEBHOOK_MAX_ATTEMPTS } from "../../lib/config.ts";
 
 /** Seconds to wait after try `attempt` (1 = the first) failed; null when that was the last try. */
 export function retryDelaySeconds(attempt: number): number | null {

@@ -1,5 +1,5 @@
 // Standard Webhooks signing with Web Crypto: `whsec_` secrets, and `v1,<base64 HMAC-SHA256>` of "{id}.{timestamp}.{body}".
-import { WEBHOOK_LIMITS } from "../config.ts";
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 
 const SECRET_PREFIX = "whsec_";
 

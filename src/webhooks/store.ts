@@ -1,7 +1,7 @@
 // Each platform's webhook in D1: set, rotate, remove (admin path), and read by the consumer at delivery time.
 
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import type { WebhookEvent, WebhookEventType } from "../../sdk/src/protocol.ts";
-import { WEBHOOK_LIMITS } from "../config.ts";
 import { isWebhookEventType } from "./events.ts";
 import { newSigningSecret } from "./signing.ts";
 

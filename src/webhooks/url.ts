@@ -4,7 +4,7 @@
 // predate the rule). Address classes come from ipaddr.js (its IANA special-purpose registries), not from
 // tables of our own.
 import ipaddr from "ipaddr.js";
-import { WEBHOOK_LIMITS } from "../config.ts";
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 
 export type UrlCheck = { ok: true; url: string } | { ok: false; message: string };
 

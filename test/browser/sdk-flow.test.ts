@@ -10,7 +10,7 @@ import type { CounselorUnavailableReason, SessionCreateResponse } from "../../sd
 import { ASSETS, contextOptions, launchChromium, type Service, startService, waitFor } from "./harness.ts";
 import { everythingStored, text } from "./page-checks.ts";
 
-/** Hazel Crest, Illinois (the SPEC's example PSAP is nearby). */
+/** Hazel Crest, Illinois (the contract's example PSAP is nearby). */
 const HERE = { latitude: 41.5725, longitude: -87.6945, accuracy: 25 };
 /** Every textual form of the coordinates that could leak: full and truncated digits. */
 const COORDINATE_PATTERNS = [/41\.57/, /87\.69/, /41\.5725/, /-87\.6945/, /latitude/i, /longitude/i];

@@ -1,6 +1,6 @@
 // The contact directory's reading of a phone number: what an operator types, for the PSAP's country.
 import { describe, expect, it } from "vitest";
-import { checkContactPhone, phoneRegionOf } from "../../src/contacts/phone.ts";
+import { checkContactPhone, phoneRegionOf } from "../../lib/phone.ts";
 
 describe("checkContactPhone", () => {
   it("reads a US national number in any usual writing and gives E.164", () => {

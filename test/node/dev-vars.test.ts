@@ -44,7 +44,7 @@ describe("parseDevVars (dotenv, as wrangler reads .dev.vars)", () => {
 });
 
 describe("formatDevVar", () => {
-  it("writes a plain token unquoted, as the SPEC shows ADMIN_TOKEN", () => {
+  it("writes a plain token unquoted, as the contract (docs/contract.md) shows ADMIN_TOKEN", () => {
     expect(formatDevVar("ADMIN_TOKEN", "abcXYZ0189")).toBe("ADMIN_TOKEN=abcXYZ0189");
   });
 

@@ -8,8 +8,8 @@ import { readAreaLinks } from "../../data/import/read-area-links.ts";
 import { asDialled, readDirectoryLines } from "../../data/import/read-directory-lines.ts";
 import type { LandArea } from "../../data/import/read-land-areas.ts";
 import { readLandAreas } from "../../data/import/read-land-areas.ts";
+import { isStale, orderLines } from "../../lib/lines.ts";
 import type { PsapLine } from "../../sdk/src/protocol.ts";
-import { isStale, orderLines } from "../../src/contacts/lines.ts";
 import { psap } from "../support/psap-fixtures.ts";
 
 const HEADER = "psap_id,state,psap_name,number,e164,kind,label,source,checked_on,note";

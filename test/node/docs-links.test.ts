@@ -109,10 +109,10 @@ describe("docs", () => {
       "docs/operations.md",
     ])
       expect(links).toContain(doc);
-    // The two commands, the walk-through, where ../shared comes from, and how the code is laid out.
+    // The two commands, the walk-through, the public data files, and how the code is laid out.
     for (const heading of [
       "walk-through-with-curl",
-      "where-shared-comes-from-and-what-needs-it",
+      "the-public-data-files-and-what-needs-them",
       "how-the-code-is-laid-out",
     ])
       expect(anchorsOf(readme)).toContain(heading);
@@ -125,8 +125,9 @@ describe("docs", () => {
       "data/README.md": [
         "psap-data",
         "import-the-registry-at-full-resolution-or-a-newer-one",
-        "who-answers-where-spec-section-4",
-        "contact-directory-the-registry-has-no-phone-numbers",
+        "who-answers-where",
+        "lines-the-shipped-directory-and-the-operators-own",
+        "land-areas-reservations-and-national-parks",
         "country-and-emergency-numbers",
       ],
       "sdk/README.md": ["browser-sdks", "patient-page", "errors-retries-reconnects", "demo-pages"],

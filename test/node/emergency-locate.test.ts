@@ -2,6 +2,7 @@
 import { borders } from "@rapideditor/country-coder";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { haversineKm } from "../../lib/psap-index/geo.ts";
 import {
   EMERGENCY_NUMBERS,
   emergencyNumbersFor,
@@ -9,7 +10,6 @@ import {
   withinReachOfUs,
 } from "../../src/emergency/index.ts";
 import { nearestUsBorderM } from "../../src/emergency/locate.ts";
-import { haversineKm } from "../../src/psap/geo.ts";
 
 const at = (latitude: number, longitude: number) => locateCountry(latitude, longitude);
 

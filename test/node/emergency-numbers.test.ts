@@ -65,7 +65,7 @@ describe("the table covers every country and territory", () => {
   });
 });
 
-describe("the SPEC's examples", () => {
+describe("the contract's examples", () => {
   it("US: 911 for everything, then 988", () => {
     expect(emergencyNumbersFor("US")).toEqual({
       country: "US",

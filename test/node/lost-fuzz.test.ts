@@ -5,7 +5,7 @@
 import { DOMParser } from "@xmldom/xmldom";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { HTTP_LIMITS } from "../../src/config.ts";
+import { HTTP_LIMITS } from "../../lib/config.ts";
 import { LostError, readFindService } from "../../src/lost/request.ts";
 import { errorsResponse } from "../../src/lost/response.ts";
 import { validateLost, xmllintMissing } from "../support/validate-lost.ts";

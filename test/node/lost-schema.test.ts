@@ -1,4 +1,4 @@
-// validateLost: RFC 5222's RELAX NG schema through xmllint accepts the answers SPEC section 9 describes
+// validateLost: RFC 5222's RELAX NG schema through xmllint accepts the answers docs/contract.md, section 9 describes
 // and refuses each single departure from them; skipped without xmllint, except in CI (.ci/run installs it).
 import { describe, expect, it } from "vitest";
 import { validateLost, xmllintMissing, xpathString } from "../support/validate-lost.ts";
@@ -6,7 +6,7 @@ import { validateLost, xmllintMissing, xpathString } from "../support/validate-l
 const missing = xmllintMissing();
 const runIt = missing === null;
 
-/** A findServiceResponse of SPEC section 9's shape; `replace` makes the one change a case is about. */
+/** A findServiceResponse of docs/contract.md, section 9's shape; `replace` makes the one change a case is about. */
 function findServiceResponse(replace: (xml: string) => string = (xml) => xml): string {
   return replace(`<?xml version="1.0" encoding="UTF-8"?>
 <findServiceResponse xmlns="urn:ietf:params:xml:ns:lost1">

@@ -1,7 +1,7 @@
 // The isolate's entry cache: bounded by count and size, and never dropping the entry read last first.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { LruCache } from "../../src/lru-cache.ts";
+import { LruCache } from "../../lib/lru-cache.ts";
 
 describe("LruCache", () => {
   it("keeps within its bounds and never drops next the entry read last (unless it is alone)", () => {

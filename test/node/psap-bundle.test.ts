@@ -10,7 +10,7 @@ import { prepareImport } from "../../data/import/pipeline.ts";
 import { SHIPPED_OPERATOR_FILES } from "../../data/import/shipped.ts";
 import { buildIndex } from "../../data/index/build.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import { lookupPsaps } from "../../src/psap/lookup.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DATA_DIR = resolve(ROOT, process.env.PSAP_DATA_DIR ?? "../shared/psap-data");

@@ -22,16 +22,17 @@ import {
   type PsapTuple,
   parseEntry,
   parseManifest,
-} from "../../src/psap/format.ts";
+} from "../../lib/psap-index/format.ts";
 import {
   decodeRings,
   decodeRingsAt,
   encodeRings,
   MalformedRingError,
   type Ring,
-} from "../../src/psap/geometry.ts";
-import { lookupPsaps, PsapLookupFailedError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
-import { CellTree, h3Digit, h3Parent, nodeName, treeText } from "../../src/psap/tree.ts";
+} from "../../lib/psap-index/geometry.ts";
+import { CellTree, h3Digit, h3Parent, nodeName, treeText } from "../../lib/psap-index/tree.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { PsapLookupFailedError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import { psap as indexedPsap } from "../support/psap-fixtures.ts";
 import { treeCodes } from "../support/tree-codes.ts";
 

@@ -6,13 +6,14 @@ import { dirname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { bruteForceLookup, prepareReference, type Reference } from "../../bench/reference/brute-force.ts";
 import { loadCounties } from "../../data/import/counties.ts";
 import { type PreparedImport, prepareImport } from "../../data/import/pipeline.ts";
 import { type BuiltIndex, buildIndex } from "../../data/index/build.ts";
 import type { IndexedPsap } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import { bruteForceLookup, prepareReference, type Reference } from "../../data/reference/brute-force.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import { expectSameArea } from "../support/psap-oracle.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");

@@ -9,8 +9,8 @@ import {
   MAX_CHILD_OFFSET_KM,
   nodeRadiusKm,
 } from "../../data/index/cells.ts";
-import { PSAP_LIMITS } from "../../src/config.ts";
-import { haversineKm, KM_PER_DEGREE, roundKm } from "../../src/psap/geo.ts";
+import { PSAP_LIMITS } from "../../lib/config.ts";
+import { haversineKm, KM_PER_DEGREE, roundKm } from "../../lib/psap-index/geo.ts";
 import {
   type AreaGeometry,
   type AreaLevel,
@@ -24,7 +24,7 @@ import {
   type Ring,
   storageBox,
   toleranceKm,
-} from "../../src/psap/geometry.ts";
+} from "../../lib/psap-index/geometry.ts";
 
 const isWithinArea = (area: AreaGeometry, lat: number, lon: number, t: number) =>
   areaLevel(area, lat, lon, t) !== OUTSIDE;

@@ -13,8 +13,9 @@ import { parseFlags } from "../../data/import/read-fcc-csv.ts";
 import { normalizePhone } from "../../data/import/read-project-csv.ts";
 import { buildIndex } from "../../data/index/build.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import { POINTER_KEY, parseManifest } from "../../src/psap/format.ts";
-import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { POINTER_KEY, parseManifest } from "../../lib/psap-index/format.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 
 let dir: string;
 beforeEach(() => {
@@ -375,7 +376,7 @@ describe("GeoJSON boundaries", () => {
     expect(report?.dropped.map((d) => d.line).sort()).toEqual([2, 3, 4]);
     const store = memoryStore(buildIndex(p.dataset));
     const r = await lookupPsaps(store, { latitude: 41.85, longitude: -87.65 });
-    // The operator's service area comes first (SPEC section 4), even for a secondary; then Cook County's
+    // The operator's service area comes first (docs/contract.md, section 4), even for a secondary; then Cook County's
     // centres by jurisdiction (104 county, 8927 regional).
     expect(r.psaps.slice(0, 3).map((x) => [x.id, x.match])).toEqual([
       ["105", "boundary"],

@@ -1,4 +1,4 @@
-// The lookup over the index equals a brute-force scan of the whole data set (SPEC section 4's ranking),
+// The lookup over the index equals a brute-force scan of the whole data set (docs/contract.md, section 4's ranking),
 // anywhere on Earth; the ranking's rules on small hand-made sets; KV reads, caching and version switches.
 import fc from "fast-check";
 import { cellToBoundary, cellToLatLng, latLngToCell } from "h3-js";
@@ -6,13 +6,14 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
 import type { AreaInput, IndexedPsap, PsapDataset, Ring } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
+import { AREA_CITY, AREA_COUNTY, entryKey, parseManifest } from "../../lib/psap-index/format.ts";
+import { haversineKm } from "../../lib/psap-index/geo.ts";
+import { nodeName, subtreeEnds } from "../../lib/psap-index/tree.ts";
 import { PSAP_JURISDICTIONS } from "../../sdk/src/protocol.ts";
-import { AREA_CITY, AREA_COUNTY, entryKey, parseManifest } from "../../src/psap/format.ts";
-import { haversineKm } from "../../src/psap/geo.ts";
-import { lookupPsaps, PsapIndexUnavailableError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { describeArea } from "../../src/answer/where.ts";
+import { PsapIndexUnavailableError, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import type { NamedArea } from "../../src/psap/rank.ts";
-import { nodeName, subtreeEnds } from "../../src/psap/tree.ts";
-import { describeArea } from "../../src/psap/where.ts";
 import { psap } from "../support/psap-fixtures.ts";
 import { sameAsReference } from "../support/psap-oracle.ts";
 import { treeCodes } from "../support/tree-codes.ts";

@@ -17,7 +17,8 @@ import { interiorPoint } from "../../data/import/read-towns.ts";
 import { STATE_BY_FIPS } from "../../data/import/states.ts";
 import { buildIndex } from "../../data/index/build.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DATA_DIR = resolve(ROOT, process.env.PSAP_DATA_DIR ?? "../shared/psap-data");
@@ -152,7 +153,7 @@ describe.skipIf(!HAVE_DATA)(
         const at = r.psaps.findIndex((p) => p.id === m.psapId);
         expect(r.psaps[at]?.match, `${m.name} (${m.state}), item ${m.line}`).toBe("boundary");
         // Before it only a centre that answers every 911 call of its state (New Hampshire, Rhode Island),
-        // and, for a secondary the registry hands to a primary, that primary (SPEC section 4, rule 3).
+        // and, for a secondary the registry hands to a primary, that primary (docs/contract.md, section 4, rule 3).
         const lead = byId.get(m.psapId)?.handled_by ?? null;
         for (const p of r.psaps.slice(0, at)) {
           const allowed = p.jurisdiction === "state" || (p.id === lead && p.match === "boundary");

@@ -21,8 +21,9 @@ import { type PreparedImport, prepareImport } from "../../data/import/pipeline.t
 import { buildIndex } from "../../data/index/build.ts";
 import { buildCatalogue } from "../../data/index/catalogue.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import type { CatalogueRecord } from "../../src/psap/format.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import type { CatalogueRecord } from "../../lib/psap-index/format.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import { gpkgGeometry, type MultiPolygonCoords, writeGeoPackage } from "../support/geopackage.ts";
 
 let dir: string;

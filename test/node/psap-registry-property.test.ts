@@ -16,7 +16,8 @@ import { SHIPPED_OPERATOR_FILES } from "../../data/import/shipped.ts";
 import { buildIndex } from "../../data/index/build.ts";
 import type { AreaInput, PsapDataset } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const DATA_DIR = resolve(ROOT, process.env.PSAP_DATA_DIR ?? "../shared/psap-data");

@@ -14,7 +14,8 @@ import { prepareImport } from "../../data/import/pipeline.ts";
 import { buildIndex } from "../../data/index/build.ts";
 import type { PsapDataset } from "../../data/index/dataset.ts";
 import { MemoryPsapStore } from "../../data/index/memory-store.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 
 let dir: string;
 beforeEach(() => {

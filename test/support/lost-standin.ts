@@ -1,4 +1,4 @@
-// A stand-in for `POST /lost` (SPEC section 9) on a free loopback port, until the route itself exists:
+// A stand-in for `POST /lost` (docs/contract.md, section 9) on a free loopback port, until the route itself exists:
 // the same HTTP contract around the LoST document (Basic auth with a 401 challenge, the media type, the
 // size bound, problem+json for those refusals), one fixed LoST answer the test chooses, and a record of
 // every request it got, refused or not.
@@ -101,7 +101,7 @@ function basicCredentials(header: string | undefined): { user: string; password:
   return colon === -1 ? null : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-/** `application/lost+xml`, with `charset=utf-8` as its only allowed parameter (SPEC section 9). */
+/** `application/lost+xml`, with `charset=utf-8` as its only allowed parameter (docs/contract.md, section 9). */
 export function isLostXml(contentType: string | undefined): boolean {
   const [type, ...parameters] = (contentType ?? "").split(";").map((part) => part.trim().toLowerCase());
   return (
@@ -110,7 +110,7 @@ export function isLostXml(contentType: string | undefined): boolean {
   );
 }
 
-/** The fields of the stand-in's findServiceResponse (SPEC section 9's mapping). */
+/** The fields of the stand-in's findServiceResponse (docs/contract.md, section 9's mapping). */
 export interface MappingAnswer {
   displayName: string;
   /** In the order they appear; RFC 5222 allows several. */
@@ -121,7 +121,7 @@ export interface MappingAnswer {
   sourceId?: string;
 }
 
-/** A findServiceResponse of one mapping (SPEC section 9's shape); test data, escaped all the same. */
+/** A findServiceResponse of one mapping (docs/contract.md, section 9's shape); test data, escaped all the same. */
 export function findServiceResponse(mapping: MappingAnswer): string {
   const source = escapeXml(mapping.source ?? "lost-standin.example.org");
   return `<?xml version="1.0" encoding="UTF-8"?>

@@ -1,5 +1,5 @@
 // Test PSAPs: a minimal indexed record at a point, for lookup and ranking tests.
-import type { IndexedPsap } from "../../src/psap/format.ts";
+import type { IndexedPsap } from "../../lib/psap-index/format.ts";
 
 export function psap(
   id: string,

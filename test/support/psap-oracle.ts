@@ -1,17 +1,18 @@
 // The lookup checked against the brute-force reference: one index of a data set, and a check that a
 // fix gets exactly the records (and the place and county) the reference scan gives.
 import { expect } from "vitest";
-import { type BuildOptions, type BuiltIndex, buildIndex } from "../../data/index/build.ts";
-import type { PsapDataset } from "../../data/index/dataset.ts";
-import { MemoryPsapStore } from "../../data/index/memory-store.ts";
 import {
   bruteForceLookup,
   prepareReference,
   type ReferenceResult,
-} from "../../data/reference/brute-force.ts";
-import { AREA_CITY, AREA_COMMUNITY, AREA_COUNTY, type AreaKindCode } from "../../src/psap/format.ts";
-import { lookupPsaps, type PsapLookupResult, type PsapQuery } from "../../src/psap/lookup.ts";
-import { describeArea } from "../../src/psap/where.ts";
+} from "../../bench/reference/brute-force.ts";
+import { type BuildOptions, type BuiltIndex, buildIndex } from "../../data/index/build.ts";
+import type { PsapDataset } from "../../data/index/dataset.ts";
+import { MemoryPsapStore } from "../../data/index/memory-store.ts";
+import { AREA_CITY, AREA_COMMUNITY, AREA_COUNTY, type AreaKindCode } from "../../lib/psap-index/format.ts";
+import { lookupPsaps, type PsapLookupResult } from "../../src/answer/lookup.ts";
+import { describeArea } from "../../src/answer/where.ts";
+import type { PsapQuery } from "../../src/psap/lookup.ts";
 
 export interface Oracle {
   built: BuiltIndex;

@@ -3,11 +3,12 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { buildIndex } from "../../data/index/build.ts";
 import type { AreaInput, IndexedPsap, Ring } from "../../data/index/dataset.ts";
-import { CONTACT_LIMITS } from "../../src/config.ts";
+import { CONTACT_LIMITS } from "../../lib/config.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
 import { resetContactCache } from "../../src/contacts/overlay.ts";
 import { d1Contacts } from "../../src/contacts/store.ts";
 import { CataloguePsapDetail } from "../../src/http/schemas-psaps.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import { ADMIN_HEADERS, call } from "./helpers.ts";
 
 function psap(

@@ -1,4 +1,4 @@
-// Who may do what: every credential failure of SPEC sections 1, 2 and 7, on HTTP and on /ws alike.
+// Who may do what: every credential failure of docs/contract.md, section 1, 2 and 7, on HTTP and on /ws alike.
 import { env } from "cloudflare:workers";
 import { generateKeyPair, importJWK, SignJWT } from "jose";
 import { describe, expect, it } from "vitest";

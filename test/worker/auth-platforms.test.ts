@@ -1,11 +1,11 @@
 // Platforms and API keys in D1: creation, rotation, revocation and authentication, as the admin and platform routes use them.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { AUTH_LIMITS } from "../../lib/config.ts";
 import { generateApiKey, hashApiKey } from "../../src/auth/api-key.ts";
 import { clearApiKeyCache } from "../../src/auth/api-key-cache.ts";
 import { authenticateApiKey } from "../../src/auth/authenticate-api-key.ts";
 import { createApiKey, createPlatform, platformExists, revokeApiKey } from "../../src/auth/platforms.ts";
-import { AUTH_LIMITS } from "../../src/config.ts";
 
 beforeEach(() => clearApiKeyCache());
 afterEach(() => vi.useRealTimers());

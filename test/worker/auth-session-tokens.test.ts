@@ -2,11 +2,11 @@
 import { env } from "cloudflare:workers";
 import { decodeJwt, decodeProtectedHeader, generateKeyPair, importJWK, SignJWT } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { AUTH_LIMITS, SESSION_LIMITS } from "../../lib/config.ts";
 import { getJwks } from "../../src/auth/jwks.ts";
 import { issueSessionTokens, verifySessionToken } from "../../src/auth/session-tokens.ts";
 import { generateSigningJwk } from "../../src/auth/signing-key-generation.ts";
 import { SigningKeyConfigError } from "../../src/auth/token-keys.ts";
-import { AUTH_LIMITS, SESSION_LIMITS } from "../../src/config.ts";
 
 const HOUR = 3_600_000;
 

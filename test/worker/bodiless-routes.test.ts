@@ -1,4 +1,4 @@
-// SPEC sections 2, 3 and 7: the routes that take no body (an end, a new API key, a revocation, the
+// docs/contract.md, section 2, 3 and 7: the routes that take no body (an end, a new API key, a revocation, the
 // webhook's removal and secret rotation) take nothing or `{}`, as the SOS trigger does, and refuse
 // anything else with 413, 415 or 400 after their own 404 or 410, changing nothing when they refuse.
 import { env } from "cloudflare:workers";

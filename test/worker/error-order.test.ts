@@ -1,4 +1,4 @@
-// SPEC sections 1 and 7: which error wins (401, 403, 404, 410, 413, 415, 400, 409, 422, 503), the one
+// docs/contract.md, sections 1 and 7: which error wins (401, 403, 404, 410, 413, 415, 400, 409, 422, 503), the one
 // media type accepted, and the WWW-Authenticate challenge of every 401.
 import { env } from "cloudflare:workers";
 import { importJWK, SignJWT } from "jose";

@@ -9,7 +9,8 @@ import type {
   ServerMessageType,
   SessionCreateResponse,
 } from "../../sdk/src/protocol.ts";
-import { lookupPsaps, type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
+import { type PsapIndexStore, resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import type { SessionRecord } from "../../src/session/record.ts";
 
 export const BASE = "http://sos.test";

@@ -1,4 +1,4 @@
-// The location check (SPEC sections 3 to 6, "Location check"): opt-in per session, asked of the first
+// The location check (docs/contract.md, sections 3 to 6, "Location check"): opt-in per session, asked of the first
 // patient socket, shown to counselors (patients get no location and no address), replaced by each new
 // check, carried through an SOS until its own fix arrives, kept by a cancel, erased by the end and expiry,
 // and told to the audit trail with its outcome, country and state only.

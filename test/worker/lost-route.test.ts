@@ -1,4 +1,4 @@
-// `POST /lost` as SPEC section 9 says, from outside: off unless turned on; API key or HTTP Basic (with the
+// `POST /lost` as docs/contract.md, section 9 says, from outside: off unless turned on; API key or HTTP Basic (with the
 // challenge Kamailio's client needs); problem+json only for credentials, rate and size, LoST XML for the
 // rest; the same first PSAP as the session API; a failure of ours is internalError, never notFound; each
 // query counted per platform, its location kept nowhere.
@@ -6,12 +6,13 @@ import { createExecutionContext, runInDurableObject, waitOnExecutionContext } fr
 import { env } from "cloudflare:workers";
 import { DOMParser, type Element } from "@xmldom/xmldom";
 import { beforeAll, describe, expect, it } from "vitest";
-import { HTTP_LIMITS, PSAP_LIMITS } from "../../src/config.ts";
+import { HTTP_LIMITS, PSAP_LIMITS } from "../../lib/config.ts";
+import { lookupPsaps } from "../../src/answer/lookup.ts";
 import type { Env } from "../../src/env.ts";
 import { lostSource } from "../../src/http/routes/lost.ts";
 import worker from "../../src/index.ts";
 import { lostUsage } from "../../src/lost/usage-object.ts";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
+import { resetPsapLookupCache } from "../../src/psap/lookup.ts";
 import { ADMIN_HEADERS, BASE, call, newPlatform, seedPsapIndex, type TestPlatform } from "./helpers.ts";
 
 const LOST_NS = "urn:ietf:params:xml:ns:lost1";

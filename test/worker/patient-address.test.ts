@@ -1,4 +1,4 @@
-// The address on file (SPEC section 3): counselors only, kept through a cancel, erased at the end,
+// The address on file (docs/contract.md, section 3): counselors only, kept through a cancel, erased at the end,
 // never in an audit event, a log line, the patient's answers or the patient's socket.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";

@@ -1,4 +1,4 @@
-// The platform API (X-API-Key): sessions are created, read, ended and audited exactly as SPEC section 3 says.
+// The platform API (X-API-Key): sessions are created, read, ended and audited exactly as docs/contract.md, section 3 says.
 import { describe, expect, it } from "vitest";
 import {
   asPlatform,

@@ -3,7 +3,7 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { PSAP_LIMITS } from "../../src/config.ts";
+import { PSAP_LIMITS } from "../../lib/config.ts";
 import type { PsapIndexStore } from "../../src/psap/lookup.ts";
 import { lookupProblem } from "../../src/session/session-lookup.ts";
 import {
@@ -29,7 +29,7 @@ afterEach(async () => {
 
 const sosUnderWay = () => sosAwaitingFix(ADDRESS);
 
-/** Everything SPEC section 4 asks of a failed lookup, for one way of failing. */
+/** Everything docs/contract.md, section 4 asks of a failed lookup, for one way of failing. */
 async function expectLookupFailure(code: "psap_lookup_failed" | "psap_index_unavailable") {
   const { platform, session, counselor, patient } = await sosUnderWay();
   const res = await asPatient(session, "/sos/location", CHICAGO);

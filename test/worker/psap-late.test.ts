@@ -2,7 +2,7 @@
 // 503 and every counselor `lookup_failed` at once, as for any failure; if the lookup answers after all,
 // for the same SOS and the same fix, within lateLookupMs, both sockets get its PSAPs.
 import { afterEach, describe, expect, it } from "vitest";
-import { PSAP_LIMITS } from "../../src/config.ts";
+import { PSAP_LIMITS } from "../../lib/config.ts";
 import type { PsapIndexStore } from "../../src/psap/lookup.ts";
 import {
   asCounselor,

@@ -1,8 +1,8 @@
 // The session's rules as plain functions: the transition table with every field it changes, and the
 // sliding window that counts requests.
 import { describe, expect, it } from "vitest";
+import { SESSION_LIMITS } from "../../lib/config.ts";
 import type { PsapResultsBody, SessionState } from "../../sdk/src/protocol.ts";
-import { SESSION_LIMITS } from "../../src/config.ts";
 import { SlidingWindow } from "../../src/session/rate-window.ts";
 import { newRecord, type SessionRecord, type StoredCheck } from "../../src/session/record.ts";
 import { type SessionEvent, type SessionEventType, transition } from "../../src/session/transitions.ts";

@@ -2,8 +2,8 @@
 // createMessageBatch drops retry's delaySeconds, which matters here) and a recording queue for the events
 // the consumer puts back, so tests decide when each message comes back instead of waiting for it.
 import { env } from "cloudflare:workers";
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import type { WebhookEvent } from "../../sdk/src/protocol.ts";
-import { WEBHOOK_LIMITS } from "../../src/config.ts";
 import worker from "../../src/index.ts";
 import type { WebhookQueueMessage } from "../../src/webhooks/events.ts";
 import type { TestPlatform } from "./helpers.ts";

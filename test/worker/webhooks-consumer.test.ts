@@ -5,7 +5,7 @@
 // URL rule at delivery, and the dead-letter queue.
 import { env } from "cloudflare:workers";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { WEBHOOK_LIMITS, WEBHOOK_MAX_ATTEMPTS } from "../../src/config.ts";
+import { WEBHOOK_LIMITS, WEBHOOK_MAX_ATTEMPTS } from "../../lib/config.ts";
 import { ADMIN_HEADERS, call, newPlatform, shiftClock, type TestPlatform } from "./helpers.ts";
 import { consume, event, msgId, runConsumer, SESSION_A, SESSION_B } from "./webhook-queue.ts";
 import { deliveryRows, FakeReceiver, RECEIVER, setWebhook, verify } from "./webhook-receiver.ts";

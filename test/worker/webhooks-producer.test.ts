@@ -2,7 +2,7 @@
 // queue refused is kept and sent later, in order.
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { WEBHOOK_LIMITS } from "../../src/config.ts";
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import {
   asCounselor,
   asPatient,

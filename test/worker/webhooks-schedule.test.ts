@@ -2,8 +2,8 @@
 // (test/worker/webhook-queue.ts): a receiver that refuses each event's first request gets every event of
 // a session within a minute, and an outage of a few minutes costs each event only its own tries.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import type { WebhookEvent, WebhookEventType } from "../../sdk/src/protocol.ts";
-import { WEBHOOK_LIMITS } from "../../src/config.ts";
 import { newPlatform, type TestPlatform } from "./helpers.ts";
 import { event, SESSION_A, VirtualQueue } from "./webhook-queue.ts";
 import { deliveryRows, FakeReceiver, RECEIVER, setWebhook } from "./webhook-receiver.ts";

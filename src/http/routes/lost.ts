@@ -1,10 +1,10 @@
-// LoST (SPEC section 9): `POST /lost` answers a SIP server's findService with the PSAP the session API
+// LoST (docs/contract.md, section 9): `POST /lost` answers a SIP server's findService with the PSAP the session API
 // would put first for the same fix, and an operator reads how many queries each platform made.
 // Credentials, rate and size are refused with problem+json; everything past them is answered in LoST's
 // own XML (HTTP 200 with `errors`), which is all a SIP server's LoST client reads.
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { PSAP_LIMITS } from "../../config.ts";
+import { PSAP_LIMITS } from "../../../lib/config.ts";
 import { d1Contacts } from "../../contacts/store.ts";
 import type { Env } from "../../env.ts";
 import { errorSummary } from "../../error-name.ts";
@@ -49,7 +49,7 @@ const findServiceRoute = route(
   async (c) => {
     const startedAt = Date.now();
     const body = await readTextBody(c.req.raw);
-    // Too large is refused before anything is read (problem+json, SPEC section 9); the rest is LoST's.
+    // Too large is refused before anything is read (problem+json, docs/contract.md, section 9); the rest is LoST's.
     if (!body.ok && body.problem.code === "payload_too_large") throw new ProblemError(body.problem);
     countQuery(c);
     const source = lostSource(c.env, c.req.url);

@@ -1,8 +1,8 @@
 // Platform API (server side, X-API-Key): create, read and end sessions, read their audit trail.
 import { createRoute, z } from "@hono/zod-openapi";
+import { SESSION_LIMITS } from "../../../lib/config.ts";
 import type { SessionCreateResponse } from "../../../sdk/src/protocol.ts";
 import { issueSessionTokens } from "../../auth/session-tokens.ts";
-import { SESSION_LIMITS } from "../../config.ts";
 import type { Env } from "../../env.ts";
 import { ProblemError, problem } from "../../problem.ts";
 import { iso } from "../../session/record.ts";

@@ -1,7 +1,7 @@
 // Webhook routes: the admin sets, rotates and removes a platform's webhook; the platform lists its deliveries.
 // The document also describes what the service sends to the webhook (its `webhooks` entry).
 import { createRoute } from "@hono/zod-openapi";
-import { WEBHOOK_LIMITS } from "../../config.ts";
+import { WEBHOOK_LIMITS } from "../../../lib/config.ts";
 import { fieldProblem, ProblemError, problem } from "../../problem.ts";
 import { listDeliveries } from "../../webhooks/deliveries.ts";
 import { deleteWebhook, hasWebhook, putWebhook, rotateWebhookSecret } from "../../webhooks/store.ts";

@@ -283,7 +283,7 @@ export const OUTSIDE = -1;
 export type AreaLevel = typeof INSIDE | typeof NEAR_BORDER | typeof OUTSIDE;
 
 /**
- * The SPEC's "a fix closer to a border than its accuracy counts as inside every area the border
+ * The contract's "a fix closer to a border than its accuracy counts as inside every area the border
  * separates", split in two: INSIDE when the area contains the fix, NEAR_BORDER when it does not but a
  * border of it is within `toleranceKm`. Exact for the convention above, up to floating point.
  */

@@ -110,7 +110,7 @@ export const PSAP_LIMITS = {
 } as const;
 
 export const CONTACT_LIMITS = {
-  /** Lookups see a contact change within this (the SPEC allows 60 s). */
+  /** Lookups see a contact change within this (the contract (docs/contract.md) allows 60 s). */
   cacheMs: 30_000,
   /** Lengths of a contact's source and note. */
   maxSourceLength: 200,
@@ -138,7 +138,7 @@ export const WEBHOOK_LIMITS = {
   /**
    * Delay before retry n of one event (n = 1 is its second try), in seconds, counted from that event's own
    * failed try: the first retry within 30 s, then backing off to an hour; 8 tries over about 1 h 50 min
-   * (the SPEC asks for 5 over 10 minutes at least). maxAttempts is its length + 1. Each event carries its
+   * (the contract (docs/contract.md) asks for 5 over 10 minutes at least). maxAttempts is its length + 1. Each event carries its
    * own count (the consumer re-queues it), so wrangler.toml's max_retries only bounds consumer crashes.
    */
   retryDelaysSeconds: [10, 30, 60, 300, 900, 1_800, 3_600],
@@ -175,7 +175,7 @@ export const WEBHOOK_LIMITS = {
 /** Tries of one event in all: the first and every retry. */
 export const WEBHOOK_MAX_ATTEMPTS = WEBHOOK_LIMITS.retryDelaysSeconds.length + 1;
 
-/** LoST (SPEC section 9): `POST /lost` for SIP servers. */
+/** LoST (docs/contract.md, section 9): `POST /lost` for SIP servers. */
 export const LOST_LIMITS = {
   /** Deepest XML element nesting taken: a findService is 4 deep; 32 leaves room for extensions. */
   maxXmlDepth: 32,

@@ -96,7 +96,7 @@ export type AreaKindCode = 0 | 1 | 2 | 3 | 4;
 const JURISDICTIONS: readonly PsapJurisdiction[] = ["county", "regional", "state", "municipal", "special"];
 const PRECISIONS: readonly LocationPrecision[] = ["building", "city", "county"];
 
-/** The SPEC's jurisdiction order within the boundary, city and county groups: county first, special last. */
+/** The contract's jurisdiction order within the boundary, city and county groups: county first, special last. */
 export function jurisdictionRank(j: PsapJurisdiction): number {
   const i = JURISDICTIONS.indexOf(j);
   return i < 0 ? JURISDICTIONS.length : i;

@@ -1,6 +1,6 @@
 // Great-circle helpers shared by the index builder, the lookup and the brute-force reference.
 
-/** Mean Earth radius (IUGG), km: the SPEC's radius for `distance_km`. */
+/** Mean Earth radius (IUGG), km: the contract's radius for `distance_km`. */
 export const EARTH_RADIUS_KM = 6371.0088;
 
 /** Kilometres per degree of arc on the mean sphere. */
@@ -43,7 +43,7 @@ export function haversineKmWithCos(
   return 2 * EARTH_RADIUS_KM * Math.asin(Math.min(1, Math.sqrt(h)));
 }
 
-/** A distance as the SPEC delivers it: km, one decimal. */
+/** A distance as the contract (docs/contract.md) delivers it: km, one decimal. */
 export function roundKm(km: number): number {
   return Math.round(km * 10) / 10;
 }

@@ -1,4 +1,6 @@
 // Where a fix is, in words, and what can be dialled there: the result's `area` and `emergency`.
+
+import { AREA_CITY, AREA_TOWN, type AreaKindCode } from "../../lib/psap-index/format.ts";
 import type { EmergencyNumbers, PsapArea } from "../../sdk/src/protocol.ts";
 import {
   type CountryLocation,
@@ -6,8 +8,7 @@ import {
   locateCountry,
   withinReachOfUs,
 } from "../emergency/index.ts";
-import { AREA_CITY, AREA_TOWN, type AreaKindCode } from "./format.ts";
-import type { NamedArea } from "./rank.ts";
+import type { NamedArea } from "../psap/rank.ts";
 
 /**
  * The country library's answer for one fix, asked at most once however many rules need it: a fix in no

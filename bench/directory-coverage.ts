@@ -7,14 +7,15 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { lookupPsaps, resetPsapLookupCache } from "../../src/psap/lookup.ts";
-import { bundlePaths } from "../bundle/build.ts";
-import { prepareImport } from "../import/pipeline.ts";
-import { DIRECTORY_DIR, SHIPPED_OPERATOR_FILES } from "../import/shipped.ts";
-import { buildIndex } from "../index/build.ts";
-import { MemoryPsapStore } from "../index/memory-store.ts";
-import { checkDirectory } from "./check.ts";
-import { type CoverageCounts, coverageByState } from "./coverage.ts";
+import { bundlePaths } from "../data/bundle/build.ts";
+import { checkDirectory } from "../data/directory/check.ts";
+import { type CoverageCounts, coverageByState } from "../data/directory/coverage.ts";
+import { prepareImport } from "../data/import/pipeline.ts";
+import { DIRECTORY_DIR, SHIPPED_OPERATOR_FILES } from "../data/import/shipped.ts";
+import { buildIndex } from "../data/index/build.ts";
+import { MemoryPsapStore } from "../data/index/memory-store.ts";
+import { lookupPsaps } from "../src/answer/lookup.ts";
+import { resetPsapLookupCache } from "../src/psap/lookup.ts";
 
 interface City {
   name: string;
@@ -50,7 +51,9 @@ async function peopleServed(): Promise<{ total: People; byState: Record<string, 
     const first = found.psaps[0];
     if (!first) continue;
     const lines = first.lines;
-    for (const p of [total, (byState[first.state] ??= empty())]) {
+    const state = byState[first.state] ?? empty();
+    byState[first.state] = state;
+    for (const p of [total, state]) {
       p.places++;
       p.people += c.population;
       if (lines.length > 0) p.withLine += c.population;

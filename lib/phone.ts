@@ -3,7 +3,7 @@
 // ("(617) 343-4200", "617-343-4200", "+1 617 343 4200"), stored as E.164; and for a line that rings the
 // 911 floor a 10-digit North American number. The same reading as the import's project CSV.
 import { type CountryCode, parsePhoneNumberFromString } from "libphonenumber-js/min";
-import type { PhoneKind } from "../../sdk/src/protocol.ts";
+import type { PhoneKind } from "../sdk/src/protocol.ts";
 
 export type PhoneCheck = { ok: true; e164: string } | { ok: false; message: string };
 

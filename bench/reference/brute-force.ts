@@ -1,9 +1,10 @@
-// The tests' oracle: SPEC section 4's ranking as one composite sort key over the WHOLE data set (every
+// The tests' oracle: docs/contract.md, section 4's ranking as one composite sort key over the WHOLE data set (every
 // PSAP, every area at full resolution), written independently of the index's ranking (src/psap/rank.ts).
-import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
-import { PSAP_LIMITS } from "../../src/config.ts";
-import { jurisdictionRank } from "../../src/psap/format.ts";
-import { haversineKm, roundKm } from "../../src/psap/geo.ts";
+
+import type { AreaKind, IndexedPsap, PsapDataset } from "../../data/index/dataset.ts";
+import { PSAP_LIMITS } from "../../lib/config.ts";
+import { jurisdictionRank } from "../../lib/psap-index/format.ts";
+import { haversineKm, roundKm } from "../../lib/psap-index/geo.ts";
 import {
   type AreaGeometry,
   areaLevel,
@@ -12,9 +13,9 @@ import {
   INSIDE,
   OUTSIDE,
   toleranceKm,
-} from "../../src/psap/geometry.ts";
-import { isOutsideUs } from "../../src/psap/where.ts";
-import type { AreaKind, IndexedPsap, PsapDataset } from "../index/dataset.ts";
+} from "../../lib/psap-index/geometry.ts";
+import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
+import { isOutsideUs } from "../../src/answer/where.ts";
 
 interface ReferenceArea {
   kind: AreaKind;
@@ -114,7 +115,7 @@ function partsOf(reference: Reference, reached: readonly { area: ReferenceArea; 
   return { part, matchOf };
 }
 
-/** One composite sort key per PSAP within reach: SPEC section 4's order, written out. */
+/** One composite sort key per PSAP within reach: docs/contract.md, section 4's order, written out. */
 function sortKeys(
   reference: Reference,
   km: readonly number[],
@@ -177,7 +178,7 @@ export function bruteForceLookup(
     options.maxToleranceKm ?? PSAP_LIMITS.maxBorderToleranceKm,
   );
   const { place, county, nearCounty, reached } = scanAreas(reference, lat, lon, t);
-  // SPEC: a fix abroad gets no US PSAP, unless the US is within its accuracy (the same country data as the lookup).
+  // the contract (docs/contract.md): a fix abroad gets no US PSAP, unless the US is within its accuracy (the same country data as the lookup).
   if (!county && !place && isOutsideUs(lat, lon, t, false)) return { psaps: [], place, county, nearCounty };
   const km = reference.psaps.map((p) => haversineKm(lat, lon, p.latitude, p.longitude));
   const keyed = sortKeys(reference, km, partsOf(reference, reached));

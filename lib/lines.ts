@@ -1,8 +1,8 @@
 // The order of a centre's lines, one rule for the import, the lookup and the admin routes: most urgent kind
 // first (emergency, dispatch, administrative); within a kind an operator's line before the directory's;
 // one line per number (its most urgent reading wins); at most CONTACT_LIMITS.maxLinesPerPsap.
-import { PHONE_KINDS, type PsapLine } from "../../sdk/src/protocol.ts";
-import { CONTACT_LIMITS } from "../config.ts";
+import { PHONE_KINDS, type PsapLine } from "../sdk/src/protocol.ts";
+import { CONTACT_LIMITS } from "./config.ts";
 
 const ORIGIN_RANK = { operator: 0, directory: 1 } as const;
 
