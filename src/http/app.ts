@@ -9,6 +9,7 @@ import { type App, mountMethodNotAllowed, noSuchRoute } from "./route.ts";
 import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
+import { mountHeldRoutes } from "./routes/held.ts";
 import { mountLostRoutes } from "./routes/lost.ts";
 import { mountMetaRoutes } from "./routes/meta.ts";
 import { mountPlatformRoutes } from "./routes/platform.ts";
@@ -28,6 +29,7 @@ export function createApp(): App {
   mountPlatformRoutes(app);
   mountWebhookRoutes(app);
   mountLostRoutes(app);
+  mountHeldRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);
   // Last: only a path no route above answered for this method reaches it.
