@@ -2,6 +2,7 @@
 // and what a URI answers to a HELD locationRequest (POST) and to a plain GET, as the patient moves.
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { AuditEventsPage, LocationUriResponse } from "../../sdk/src/protocol.ts";
 import { HELD_LIMITS } from "../../src/config.ts";
@@ -392,5 +393,45 @@ describe("what a location URI answers", () => {
       ["uri_holder", "location", "GET"],
     ]);
     expect(reads.every((e) => e.data?.uri_id === created?.data?.uri_id)).toBe(true);
+  });
+});
+
+describe("a location URI fuzzed through the route", () => {
+  it("answers any body with 200 and a HELD document, or 413: never a 5xx, never an echo of the request", async () => {
+    const { session } = await located();
+    const uris = [
+      (await newLocationUri(session)).uri,
+      (await newLocationUri(session)).uri,
+      (await newLocationUri(session)).uri,
+    ];
+    let sent = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(
+          fc.string({ unit: fc.constantFrom(..."<>&\"'/=;!?[]-: \u0000é"), maxLength: 200 }),
+          fc
+            .constantFrom("locationRequest", "locationType", "exact", "geodetic", "civic", "any")
+            .chain((word) =>
+              fc
+                .string({ unit: fc.constantFrom(...'<>/= "'), maxLength: 40 })
+                .map(
+                  (noise) =>
+                    `<locationRequest xmlns="urn:ietf:params:xml:ns:geopriv:held">${noise}<${word}>qzmarker${noise}</locationRequest>`,
+                ),
+            ),
+        ),
+        fc.constantFrom("application/held+xml", "application/held+xml; charset=utf-8", "text/plain", ""),
+        async (body, type) => {
+          // Three URIs, each read at most 60 times a minute: spread so that none is refused for rate.
+          const uri = uris[sent++ % uris.length] as string;
+          const res = await heldPost(uri, body, type);
+          expect(res.status).toBe(200);
+          const xml = await res.text();
+          expect(xml).not.toContain("qzmarker");
+          expect(heldErrorCode(xml) ?? fixOf(xml)?.pos).toBeTruthy();
+        },
+      ),
+      { numRuns: 150, seed: 20_261_128 },
+    );
   });
 });
