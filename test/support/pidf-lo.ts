@@ -96,3 +96,22 @@ export function rfc6442Body(fix: GeodeticFix): LocationCarriage {
     headers: [`Geolocation: <cid:${contentId}>`, "Geolocation-Routing: yes"],
   };
 }
+
+/** RFC 6442 by reference: the Geolocation header carries a location URI (HTTP), the body is the SDP alone. */
+export function referenceCarriage(locationUri: string): LocationCarriage {
+  const sdp = [
+    "v=0",
+    "o=caller 1 1 IN IP4 127.0.0.1",
+    "s=-",
+    "c=IN IP4 127.0.0.1",
+    "t=0 0",
+    "m=audio 49170 RTP/AVP 0", // an offer only: no media is ever sent
+    "a=rtpmap:0 PCMU/8000",
+    "",
+  ].join("\r\n");
+  return {
+    contentType: "application/sdp",
+    body: sdp,
+    headers: [`Geolocation: <${locationUri}>`, "Geolocation-Routing: yes"],
+  };
+}
