@@ -86,6 +86,9 @@ export async function startService(): Promise<Service> {
       PERSIST_TO,
       "--assets",
       ASSETS,
+      // The console's location links (SPEC section 10) are served only where a deployment turns them on.
+      "--var",
+      "HELD_ENABLED:true",
     ],
     ROOT,
     { CI: "true", BROWSER: "none" },
