@@ -6,7 +6,7 @@
 // at going first, so all meet the same moments of this shared machine on a warm server. Every timed
 // dereference must give the fix back.
 import { RATE_LIMITS } from "../src/config.ts";
-import { sendersFor } from "./lost.ts";
+import { sendersFor, type Timed, timed } from "./lost.ts";
 import { findServiceXml } from "./lost-answers.ts";
 import type { HeldResult } from "./results.ts";
 import { createPlatforms, type Platform, pool, postJson, type Target } from "./sessions.ts";
@@ -41,7 +41,6 @@ export interface HeldTally {
 
 /** Requests a point sends with its platform's key: the session, its URI, and two of each timed kind. */
 const KEY_REQUESTS_PER_POINT = 6;
-const REQUEST_TIMEOUT_MS = 20_000;
 const HELD_TYPE = "application/held+xml;charset=utf-8";
 const LOST_TYPE = "application/lost+xml;charset=utf-8";
 /** What Kamailio's lost_held_dereference sends. */
@@ -89,19 +88,6 @@ export function holdsFix(xml: string, fix: Pick<QueryPoint, "latitude" | "longit
   return (
     xml.includes("<locationResponse") && xml.includes(`<gml:pos>${fix.latitude} ${fix.longitude}</gml:pos>`)
   );
-}
-
-interface Timed {
-  ms: number;
-  status: number;
-  text: string;
-}
-
-async function timed(url: string, init: RequestInit): Promise<Timed> {
-  const started = performance.now();
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
-  const text = await res.text();
-  return { ms: performance.now() - started, status: res.status, text };
 }
 
 /** A fix's session under SOS, located, with its URI, and the key of its platform. */

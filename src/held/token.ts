@@ -7,6 +7,7 @@
 // The key is derived (HKDF-SHA-256, its own label) from the signing key's private part, so a deployment
 // needs no secret of its own for it; rotating JWT_SIGNING_KEY therefore ends the live URIs (they last an
 // hour at most).
+import { base64url } from "jose";
 import { SigningKeyConfigError } from "../auth/token-keys.ts";
 import { HELD_LIMITS } from "../config.ts";
 import type { Env } from "../env.ts";
@@ -56,7 +57,7 @@ async function deriveKey(secret: string): Promise<CryptoKey> {
       "JWT_SIGNING_KEY has no private part to derive the location URI key from",
     );
   }
-  const material = await crypto.subtle.importKey("raw", fromBase64Url(d), "HKDF", false, ["deriveKey"]);
+  const material = await crypto.subtle.importKey("raw", base64url.decode(d), "HKDF", false, ["deriveKey"]);
   return crypto.subtle.deriveKey(
     { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: KEY_LABEL },
     material,
@@ -68,7 +69,7 @@ async function deriveKey(secret: string): Promise<CryptoKey> {
 
 /** A new URI id: 128 random bits. */
 export function newUriId(): string {
-  return `luri_${toBase64Url(crypto.getRandomValues(new Uint8Array(HELD_LIMITS.uriIdBytes)))}`;
+  return `luri_${base64url.encode(crypto.getRandomValues(new Uint8Array(HELD_LIMITS.uriIdBytes)))}`;
 }
 
 /** The token of URI `uriId` of session `sessionId` (a UUID): a fresh random IV each time. */
@@ -76,7 +77,7 @@ export async function sealToken(env: Pick<Env, "JWT_SIGNING_KEY">, ref: UriRef):
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
   const plain = new Uint8Array(SESSION_ID_BYTES + HELD_LIMITS.uriIdBytes);
   plain.set(uuidBytes(ref.sessionId), 0);
-  plain.set(fromBase64Url(ref.uriId.slice("luri_".length)), SESSION_ID_BYTES);
+  plain.set(base64url.decode(ref.uriId.slice("luri_".length)), SESSION_ID_BYTES);
   const sealed = await crypto.subtle.encrypt(
     { name: "AES-GCM", iv, additionalData: ADDITIONAL_DATA },
     await sealingKey(env),
@@ -85,13 +86,13 @@ export async function sealToken(env: Pick<Env, "JWT_SIGNING_KEY">, ref: UriRef):
   const token = new Uint8Array(IV_BYTES + sealed.byteLength);
   token.set(iv, 0);
   token.set(new Uint8Array(sealed), IV_BYTES);
-  return toBase64Url(token);
+  return base64url.encode(token);
 }
 
 /** What `token` was sealed with, or null for anything this deployment did not seal (forged, cut, another key). */
 export async function openToken(env: Pick<Env, "JWT_SIGNING_KEY">, token: string): Promise<UriRef | null> {
   if (!TOKEN_PATTERN.test(token)) return null;
-  const bytes = fromBase64Url(token);
+  const bytes = base64url.decode(token);
   if (bytes.length !== TOKEN_BYTES) return null;
   let plain: ArrayBuffer;
   try {
@@ -108,7 +109,7 @@ export async function openToken(env: Pick<Env, "JWT_SIGNING_KEY">, token: string
   const content = new Uint8Array(plain);
   return {
     sessionId: uuidOf(content.subarray(0, SESSION_ID_BYTES)),
-    uriId: `luri_${toBase64Url(content.subarray(SESSION_ID_BYTES))}`,
+    uriId: `luri_${base64url.encode(content.subarray(SESSION_ID_BYTES))}`,
   };
 }
 
@@ -121,15 +122,4 @@ function uuidBytes(uuid: string): Uint8Array {
 function uuidOf(bytes: Uint8Array): string {
   const hex = [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-}
-
-function toBase64Url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-function fromBase64Url(text: string): Uint8Array {
-  const binary = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-  return Uint8Array.from(binary, (ch) => ch.charCodeAt(0));
 }

@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { HTTP_LIMITS } from "../../src/config.ts";
 import { type HeldRefusal, readLocationRequest } from "../../src/held/request.ts";
 import { heldError } from "../../src/held/response.ts";
+import { breakage, broken } from "../support/breakage.ts";
 import { validateHeld } from "../support/validate-held.ts";
 import { xmllintMissing } from "../support/validate-lost.ts";
 
@@ -22,48 +23,6 @@ function locationRequest(types: string, exact: string, marker: string): string {
     `<device xmlns="urn:ietf:params:xml:ns:geopriv:held:id"><uri>sip:${marker}@example.org</uri></device>` +
     `</locationRequest>`
   );
-}
-
-type Breakage =
-  | { kind: "cut"; at: number }
-  | { kind: "drop"; at: number }
-  | { kind: "insert"; at: number; text: string }
-  | { kind: "repeat"; at: number; length: number; times: number };
-
-const breakage: fc.Arbitrary<Breakage> = fc.oneof(
-  fc.record({ kind: fc.constant("cut" as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant("drop" as const), at: fc.nat() }),
-  fc.record({
-    kind: fc.constant("insert" as const),
-    at: fc.nat(),
-    text: fc.string({
-      unit: fc.constantFrom(..."<>&\"'/=;!?[]-:# \u0000\uFFFFé"),
-      minLength: 1,
-      maxLength: 8,
-    }),
-  }),
-  fc.record({
-    kind: fc.constant("repeat" as const),
-    at: fc.nat(),
-    length: fc.integer({ min: 1, max: 60 }),
-    times: fc.integer({ min: 2, max: 50 }),
-  }),
-);
-
-function broken(text: string, how: Breakage): string {
-  const at = how.at % (text.length + 1);
-  switch (how.kind) {
-    case "cut":
-      return text.slice(0, at);
-    case "drop":
-      return text.slice(0, at) + text.slice(at + 1);
-    case "insert":
-      return text.slice(0, at) + how.text + text.slice(at);
-    case "repeat":
-      return (
-        text.slice(0, at) + text.slice(at, at + how.length).repeat(how.times) + text.slice(at + how.length)
-      );
-  }
 }
 
 /** Refusals seen, one document per kind and message, for the schema check below. */
