@@ -280,6 +280,7 @@ describe("the counselor console in the worst minute", () => {
       async () => (await text(counselor, "#uri-said")) === "Link copied.",
     );
     expect(await counselor.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+    await counselor.screenshot({ path: shotPath("counselor-location-link-360.png"), fullPage: true });
     // What the call's equipment reads from it: the patient's fix, as PIDF-LO.
     const pidf = await (await fetch(shown)).text();
     expect(pidf).toContain("<gml:pos>41.5725 -87.6945</gml:pos>");

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PHONE_KINDS } from "../../sdk/src/protocol.ts";
 import { haversineKm } from "../../src/psap/geo.ts";
-import { type DevServer, startDevServer } from "../support/dev-server.ts";
+import { callJson, type DevServer, startDevServer } from "../support/dev-server.ts";
 import {
   kamailioMissing,
   type RoutedCall,
@@ -53,15 +53,8 @@ describe.skipIf(missing !== null)(
     const admin = () => ({ Authorization: `Bearer ${server.adminToken}` });
     const sessionPath = () => `/v1/platforms/${platform.platform_id}/sessions/${session.session_id}`;
 
-    async function api<T>(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-      const res = await fetch(`${server.base}${path}`, {
-        method,
-        headers: body === undefined ? headers : { ...headers, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-    }
+    const api = <T>(method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+      callJson<T>(server.base, method, path, headers, body);
 
     /** The patient's browser sends its fix; the session API's first PSAP for it. */
     async function patientAt(fix: typeof DOWNTOWN): Promise<FirstPsap> {
