@@ -19,6 +19,8 @@ export default defineConfig(async () => {
             JWT_ISSUER: "https://sos.test",
             // On in tests, so every route is served; lost-route.test.ts turns it off to see it gone.
             LOST_ENABLED: "true",
+            // The same for location URIs; held-route.test.ts turns it off to see them gone.
+            HELD_ENABLED: "true",
             TEST_MIGRATIONS: migrations,
           },
         },

@@ -16,6 +16,8 @@ export const INDEX_BUDGET_BYTES = 600e6;
 export const ENTRY_BUDGET_BYTES = 2e6;
 /** Issue 31: LoST's p50 at most this many times the session location POST's, same fixes, same run. */
 export const LOST_P50_BOUND = 1.5;
+/** Issue 37: a location URI's dereference p50 at most this many times a session read's, same run. */
+export const HELD_P50_BOUND = 1.5;
 /** Issue 30: the counselor has the checked centre within this long of the patient connecting (p99). */
 export const CHECK_P99_BOUND_MS = 1000;
 
@@ -47,6 +49,7 @@ export function checkGoals(r: BenchResults): GoalCheck[] {
     ...speedGoals(r),
     ...loopGoals(r),
     lostGoal(r),
+    heldGoal(r),
     checkGoal(r),
     ...loadAndSdkGoals(r),
     ...coldAndIndexGoals(r),
@@ -151,6 +154,27 @@ export function lostGoal(r: BenchResults): GoalCheck {
     `p99 ${fmt(l.lost_ms_p99)} ms vs ${fmt(l.session_ms_p99)} ms (${times(p99)}); ${checked}`;
   const allAgreed = l.points > 0 && l.agreed === l.points && l.disagreements === 0 && l.failed === 0;
   return decided("lost-p50", text, allAgreed && l.lost_ms_p50 <= LOST_P50_BOUND * l.session_ms_p50, figure);
+}
+
+/**
+ * A location URI's dereference against a session read, with LoST's answer for the same fix beside it. Every
+ * dereference must give its fix back: a fast answer without it, or a point left unanswered, does not count.
+ */
+export function heldGoal(r: BenchResults): GoalCheck {
+  const text = `Location URI: dereference p50 within ${HELD_P50_BOUND}× of a session read (same run)`;
+  const h = r.held;
+  if (!h) return unmeasured("held-p50", text, "no location URI figures yet (npm run bench -- --only held)");
+  const read = h.deref_ms_p50 / h.read_ms_p50;
+  const lost = h.deref_ms_p50 / h.lost_ms_p50;
+  const checked = [
+    `${fmt(h.located, 0)} of ${fmt(h.points, 0)} gave the fix back`,
+    ...(h.failed > 0 ? [`**${fmt(h.failed, 0)} points failed**`] : []),
+  ].join(", ");
+  const figure =
+    `${fmt(h.deref_ms_p50, 2)} ms vs ${fmt(h.read_ms_p50, 2)} ms (${times(read)}); ` +
+    `LoST for the same fix ${fmt(h.lost_ms_p50, 2)} ms (${times(lost)}); ${checked}`;
+  const allLocated = h.points > 0 && h.located === h.points && h.failed === 0;
+  return decided("held-p50", text, allLocated && h.deref_ms_p50 <= HELD_P50_BOUND * h.read_ms_p50, figure);
 }
 
 /**

@@ -101,14 +101,14 @@ export function lostDetail(t: LostTally, spread: { keys: number; sessions: numbe
   };
 }
 
-interface Timed {
+export interface Timed {
   ms: number;
   status: number;
   text: string;
 }
 
 /** One request, timed from its start until its whole body is read. */
-async function timed(url: string, init: RequestInit): Promise<Timed> {
+export async function timed(url: string, init: RequestInit): Promise<Timed> {
   const started = performance.now();
   const res = await fetch(url, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
   const text = await res.text();

@@ -30,6 +30,8 @@ export interface Plans {
    * each kind, `concurrency` fixes in flight at once.
    */
   check: { fixes: number; concurrency: number };
+  /** Location URIs (bench/held.ts): seeded fixes, each with its session and URI, each kind timed once. */
+  held: { points: number };
 }
 
 export type PlanSize = "quick" | "full";
@@ -47,6 +49,7 @@ export function plans(size: PlanSize): Plans {
         load: { sessions: 1_000 },
         lost: { points: 500 },
         check: { fixes: 200, concurrency: 50 },
+        held: { points: 300 },
       }
     : {
         lookup: {
@@ -59,5 +62,6 @@ export function plans(size: PlanSize): Plans {
         load: { sessions: 1_000 },
         lost: { points: 2_000 },
         check: { fixes: 1_000, concurrency: 100 },
+        held: { points: 1_000 },
       };
 }

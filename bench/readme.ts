@@ -5,6 +5,7 @@ import { checkGoals, type GoalCheck } from "./goals.ts";
 import type { HistoryRun, RunMode } from "./history.ts";
 import { auto, num, table, withSpread } from "./markdown.ts";
 import { type CheckInfo, checkLines } from "./readme-check.ts";
+import { type HeldInfo, heldLines } from "./readme-held.ts";
 import { type LostInfo, lostLines } from "./readme-lost.ts";
 import {
   type BenchResults,
@@ -56,6 +57,8 @@ export interface RunInfo {
   lost?: LostInfo;
   /** How the location check part spread its sessions, and where the check's time went (check detail). */
   check?: CheckInfo;
+  /** How the location URI part spread its requests (held detail). */
+  held?: HeldInfo;
 }
 
 /** "all equal to ours", or which data sets had answers that differ (the run then fails too). */
@@ -236,6 +239,7 @@ export function performanceMarkdown(
     ...postgisLines(view),
     ...loopLines(view),
     ...lostLines(latest, runs, info.lost),
+    ...heldLines(latest, runs, info.held),
     ...checkLines(latest, runs, info.check),
     ...loadLines(view),
     ...sdkLines(view),
@@ -263,7 +267,7 @@ function headerLines({ latest, runs, info }: View, kept: readonly HistoryRun[]):
     "```sh",
     "npm run bench                 # full",
     "npm run bench -- --quick      # every data set and scale (1,000,000 PSAPs, 1,000 sessions), fewer repetitions",
-    "npm run bench -- --only postgis   # parts: sdk,lookup,postgis,e2e,lost,check,load (others keep the last figures)",
+    "npm run bench -- --only postgis   # parts: sdk,lookup,postgis,e2e,lost,held,check,load (others keep the last figures)",
     "# --datasets fcc,synthetic-100k,synthetic-1m   --data DIR (FCC files)   --seed N   --state-dir DIR   --readme-only",
     "```",
     "",

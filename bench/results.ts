@@ -81,6 +81,29 @@ export interface LostResult {
 }
 
 /**
+ * Location URIs (issue 37) on the same server and fixes (bench/held.ts): each fix's dereference (`POST
+ * /held/{token}`, a HELD locationRequest) beside a session read (`GET .../sessions/{id}`) and beside LoST's
+ * answer (`POST /lost`), timed from the client with their answers read.
+ */
+export interface HeldResult {
+  /** Points whose three requests were all answered and timed. */
+  points: number;
+  deref_ms_p50: number;
+  deref_ms_p95: number;
+  deref_ms_p99: number;
+  read_ms_p50: number;
+  read_ms_p95: number;
+  read_ms_p99: number;
+  lost_ms_p50: number;
+  lost_ms_p95: number;
+  lost_ms_p99: number;
+  /** Timed dereferences that gave the fix back. */
+  located: number;
+  /** Points where a request was not answered 200 or the fix did not come back. */
+  failed: number;
+}
+
+/**
  * The location check (issue 30) beside the SOS loop, on the same server and fixes (bench/check.ts): from
  * the patient socket's opening to the counselor's `location_check`, and from the counselor's trigger to
  * the counselor's `psap_results`, each timed from the client.
@@ -122,6 +145,8 @@ interface CommonResults {
   lost?: LostResult;
   /** Absent from runs made before the location check part existed, and until it has run once. */
   check?: CheckResult;
+  /** Absent from runs made before the location URI part existed, and until it has run once. */
+  held?: HeldResult;
 }
 
 export type BenchResults = CommonResults & ({ postgis: PostgisRow[] } | { postgis_skipped: string });
@@ -187,6 +212,20 @@ const KEYS = {
     "disagreements",
     "failed",
   ],
+  held: [
+    "points",
+    "deref_ms_p50",
+    "deref_ms_p95",
+    "deref_ms_p99",
+    "read_ms_p50",
+    "read_ms_p95",
+    "read_ms_p99",
+    "lost_ms_p50",
+    "lost_ms_p95",
+    "lost_ms_p99",
+    "located",
+    "failed",
+  ],
   machine: ["cpus", "node", "date"],
 } as const;
 
@@ -247,6 +286,7 @@ export function resultsShapeProblems(value: unknown): string[] {
     hasSkipped && !hasPostgis ? "postgis_skipped" : "postgis",
     ...("lost" in r ? ["lost"] : []),
     ...("check" in r ? ["check"] : []),
+    ...("held" in r ? ["held"] : []),
   ];
   sameKeys(r, top, "results", problems, false);
   if (hasPostgis && hasSkipped) problems.push("results: postgis and postgis_skipped both present");
@@ -259,6 +299,7 @@ export function resultsShapeProblems(value: unknown): string[] {
   sameKeys(r.sdk, KEYS.sdk, "sdk", problems);
   if ("lost" in r) sameKeys(r.lost, KEYS.lost, "lost", problems);
   if ("check" in r) sameKeys(r.check, KEYS.check, "check", problems);
+  if ("held" in r) sameKeys(r.held, KEYS.held, "held", problems);
   sameKeys(r.machine, KEYS.machine, "machine", problems);
   return problems;
 }

@@ -1,4 +1,4 @@
-// `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,lost,check,load] [--datasets ...] [--data DIR]
+// `npm run bench [-- --quick] [--only accuracy,sdk,lookup,postgis,e2e,lost,held,check,load] [--datasets ...] [--data DIR]
 // [--seed N] [--state-dir DIR] [--readme-only]`: every benchmark of issue 11 in one run; writes bench/results/latest.json
 // (the issue's shape), latest-detail.json (everything else measured), a copy in results/history,
 // bench/README.md's Performance section, generated from those figures; `accuracy` writes its own section there and results/accuracy.json.
@@ -14,6 +14,7 @@ import { benchCheck } from "./check.ts";
 import { benchE2e } from "./e2e.ts";
 import { fccFiles, loadFccDataset, psapDataDir, REPO_ROOT } from "./fcc.ts";
 import { checkGoals } from "./goals.ts";
+import { benchHeld } from "./held.ts";
 import { loadHistory, type RunMode, saveHistory } from "./history.ts";
 import { sampleEntries, timeKvReads } from "./kv-read.ts";
 import { benchLoad, memoryOf } from "./load.ts";
@@ -30,6 +31,7 @@ import {
   DATASETS,
   type DatasetName,
   type E2eResult,
+  type HeldResult,
   type LoadResult,
   type LookupRow,
   type LostResult,
@@ -43,7 +45,7 @@ import { type BenchServer, startServer } from "./server.ts";
 import { diskStateRoot, type StateRoot, stateRoot } from "./state-dir.ts";
 import { queryPoints, syntheticDataset } from "./synthetic.ts";
 
-const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "lost", "check", "load"] as const;
+const PARTS = ["accuracy", "sdk", "lookup", "postgis", "e2e", "lost", "held", "check", "load"] as const;
 type Part = (typeof PARTS)[number];
 const RESULTS_DIR = join(REPO_ROOT, "bench", "results");
 const LATEST = join(RESULTS_DIR, "latest.json");
@@ -144,6 +146,8 @@ interface Figures {
   lost: LostResult | undefined;
   /** Optional in latest.json: runs from before the location check part have none. */
   check: CheckResult | undefined;
+  /** Optional in latest.json: runs from before the location URI part have none. */
+  held: HeldResult | undefined;
 }
 
 async function main(): Promise<number> {
@@ -156,15 +160,16 @@ async function main(): Promise<number> {
   }
   const sdk = only.has("sdk") ? await benchSdkPart(run) : run.prev.sdk;
   const { lookup, postgis, kvSamples } = await benchLookupParts(run);
-  const { e2e, load, lost, check } = run.prev;
-  const figures: Figures = { sdk, lookup, postgis, e2e, load, lost, check };
+  const { e2e, load, lost, check, held } = run.prev;
+  const figures: Figures = { sdk, lookup, postgis, e2e, load, lost, check, held };
   const serving = serverParts().length > 0 ? await servedDataset(run) : undefined;
   const index = serving ? buildOurIndex(serving, run.haveFcc ? "bench-fcc" : "bench-small") : undefined;
   run.detail.server_index = run.haveFcc ? "fcc" : "synthetic 6,500";
-  if (index && (["lookup", "e2e", "lost", "check"] as const).some((p) => only.has(p))) {
+  if (index && (["lookup", "e2e", "lost", "held", "check"] as const).some((p) => only.has(p))) {
     const measured = await benchOnServer(run, index, figures.lookup, kvSamples);
     figures.e2e = measured.e2e ?? figures.e2e;
     figures.lost = measured.lost ?? figures.lost;
+    figures.held = measured.held ?? figures.held;
     figures.check = measured.check ?? figures.check;
     if (only.has("e2e")) await benchE2eOnDisk(run, index);
   }
@@ -174,7 +179,7 @@ async function main(): Promise<number> {
 
 /** The parts of this run that time a wrangler dev. */
 function serverParts(): Part[] {
-  return (["lookup", "e2e", "lost", "check", "load"] as const).filter((p) => only.has(p));
+  return (["lookup", "e2e", "lost", "held", "check", "load"] as const).filter((p) => only.has(p));
 }
 
 /** The run's context, or the exit code when its state folder cannot be used. */
@@ -369,18 +374,23 @@ async function benchOnServer(
   index: OurIndex,
   lookup: LookupRow[],
   kvSamples: KvSample[],
-): Promise<{ e2e?: E2eResult; lost?: LostResult; check?: CheckResult }> {
+): Promise<{ e2e?: E2eResult; lost?: LostResult; held?: HeldResult; check?: CheckResult }> {
   log("server: starting wrangler dev (the real worker and the floor, bench/floor)");
   const kv = [...index.entries, ...sampleEntries(kvSamples)];
-  // LoST is served only where a deployment turns it on; the other parts' requests never reach it.
-  const vars: Record<string, string> = only.has("lost") ? { LOST_ENABLED: "true" } : {};
+  // LoST and location URIs are served only where a deployment turns them on; the other parts' requests
+  // never reach them (the location URI part asks LoST too).
+  const vars: Record<string, string> = {
+    ...(only.has("lost") || only.has("held") ? { LOST_ENABLED: "true" } : {}),
+    ...(only.has("held") ? { HELD_ENABLED: "true" } : {}),
+  };
   const server = await startServer({ kv, log, stateDir: run.state.dir, vars });
   try {
     if (only.has("lookup")) await timeColdKvReads(run, server, lookup, kvSamples);
     const e2e = only.has("e2e") ? await benchE2ePart(run, server) : undefined;
     const lost = only.has("lost") ? await benchLostPart(run, server) : undefined;
+    const held = only.has("held") ? await benchHeldPart(run, server) : undefined;
     const check = only.has("check") ? await benchCheckPart(run, server) : undefined;
-    return { e2e, lost, check };
+    return { e2e, lost, held, check };
   } finally {
     await server.stop();
     log("server: wrangler dev stopped");
@@ -436,6 +446,18 @@ async function benchLostPart(run: Run, server: BenchServer): Promise<LostResult>
   for (const e of r.detail.errors) log(`  lost: FAILED ${e}`);
   if (r.result.failed > 0) run.failures++;
   countMismatches(run, r.detail.disagreements);
+  return r.result;
+}
+
+/** Location URIs beside a session read and LoST on the same server; a fix not given back fails the run. */
+async function benchHeldPart(run: Run, server: BenchServer): Promise<HeldResult> {
+  log("held: location URI dereference beside a session read and LoST, same fixes");
+  const r = await benchHeld(server, { ...plan.held, seed }, log);
+  run.detail.held = r.detail;
+  run.info.held = { keys: r.detail.keys };
+  log(`  held: ${JSON.stringify(r.result)}`);
+  for (const e of r.detail.errors) log(`  held: FAILED ${e}`);
+  if (r.result.failed > 0) run.failures++;
   return r.result;
 }
 
@@ -531,7 +553,7 @@ async function benchLoadPart(run: Run, index: OurIndex): Promise<LoadResult> {
  * section; or partial-detail.json while some part has never been measured. The exit code.
  */
 function writeResults(run: Run, figures: Figures): number {
-  const { sdk, lookup, postgis, e2e, load, lost, check } = figures;
+  const { sdk, lookup, postgis, e2e, load, lost, check, held } = figures;
   const detail = run.detail;
   mkdirSync(RESULTS_DIR, { recursive: true });
   detail.info = run.info;
@@ -555,6 +577,7 @@ function writeResults(run: Run, figures: Figures): number {
     machine,
     ...(lost ? { lost } : {}),
     ...(check ? { check } : {}),
+    ...(held ? { held } : {}),
   };
   const problems = resultsShapeProblems(results);
   writeFileSync(LATEST, `${JSON.stringify(results, null, 2)}\n`);

@@ -182,3 +182,20 @@ export const LOST_LIMITS = {
   /** Days of query counts kept per platform (the usage route lists them). */
   usageDays: 90,
 } as const;
+
+/** Location URIs for the call path (docs/contract.md, section 10): `POST .../location-uri`, `GET|POST /held/{token}`. */
+export const HELD_LIMITS = {
+  /** A location URI dies this long after it was made, if its SOS has not ended first. */
+  uriLifetimeMs: 60 * 60_000,
+  /** Location URIs alive at once per session (a fourth is 409 location_uri_limit). */
+  maxLiveUrisPerSession: 3,
+  /** Dereferences of one URI in any `dereferenceWindowMs` (an exact window in the session object). */
+  dereferencesPerWindow: 60,
+  dereferenceWindowMs: 60_000,
+  /** Random bytes of a URI's id (sealed into its token with the session's id): 128 bits. */
+  uriIdBytes: 16,
+  /** As LoST (docs/contract.md, section 9): a locationRequest is 2 deep; 32 leaves room for extensions. */
+  maxXmlDepth: 32,
+  /** A fix's own time (the browser's) is believed only this far back; an older one is dated by its arrival. */
+  maxFixAgeMs: 24 * 60 * 60_000,
+} as const;

@@ -26,6 +26,7 @@ export const PROBLEMS = {
   method_not_allowed: { status: 405, title: "Method not allowed" },
   not_in_sos: { status: 409, title: "Session is not in SOS" },
   location_check_off: { status: 409, title: "Session does not check the location" },
+  location_uri_limit: { status: 409, title: "Too many live location URIs" },
   idempotency_key_in_use: { status: 409, title: "A request with this Idempotency-Key is in progress" },
   session_ended: { status: 410, title: "Session has ended" },
   session_expired: { status: 410, title: "Session has expired" },

@@ -45,6 +45,13 @@ const NO_FIX = {
   lookup_failed: "The location arrived but the 911 centre lookup failed on our side.",
 };
 
+/** Why no location link was made, in the counselor's words. */
+const URI_REFUSED = {
+  not_found: "This service does not offer location links.",
+  location_uri_limit: "Three links are live for this SOS already: use one of them.",
+  not_in_sos: "A link is made only during an SOS.",
+};
+
 /**
  * What the console is doing now. Kinds: setup, connecting, error, ready, sending, waiting, results,
  * outside, unavailable, failed, cancelled, ended, expired. The status line is a function of it alone.
@@ -58,6 +65,8 @@ let result = null;
 let check = null;
 /** The address on file for the visit, as the service last said. */
 let address = null;
+/** The location links (URIs) made for the SOS under way, as the service told them: `{ uri, expires_at }`. */
+let uris = [];
 
 /**
  * What the cards show: the SOS's result; during an SOS without one, the location check's (marked with
@@ -146,12 +155,34 @@ function render() {
   // Once an SOS is on, every line counts on a phone's first screen: the instructions make way.
   $("intro").hidden = session === "sos" || Boolean(result);
   renderCheck();
+  renderUris();
   renderFirst();
   renderLocation();
   renderOthers();
   // For the operator: the centres shown have no number (the FCC registry has none).
   const cards = shown();
   $("ops-note").hidden = !cards?.psaps.length || cards.psaps.some((p) => p.phone);
+}
+
+/** The location links of the SOS, each with its expiry and a copy button; only during an SOS. */
+function renderUris() {
+  $("location-uri").hidden = session !== "sos";
+  $("uri-list").replaceChildren(
+    ...uris.map(({ uri, expires_at }) => {
+      const li = el("li", null, { class: "uri-item", "data-testid": "location-uri-item" });
+      const copy = el("button", "Copy link", { type: "button", class: "secondary" });
+      copy.addEventListener("click", () => void copyText(uri, $("uri-said"), $("uri-text"), "Link copied."));
+      li.append(
+        el("code", uri, { class: "uri", "data-testid": "location-uri-value" }),
+        el("span", `expires ${clockTime(expires_at)}, or when the SOS ends`, {
+          class: "small muted",
+          "data-testid": "location-uri-expiry",
+        }),
+        copy,
+      );
+      return li;
+    }),
+  );
 }
 
 /** The check in one line, before an SOS (during one, the cards show it until the SOS's own fix comes). */
@@ -394,12 +425,17 @@ function clearResult() {
  * Puts `text` on the clipboard and says so in `said`; without the clipboard API (or its permission) it
  * shows the text selected in `fallback`, copied there if the browser still allows it.
  */
-async function copyText(text, said, fallback) {
+async function copyText(
+  text,
+  said,
+  fallback,
+  copied = "Copied: paste it, or read it out to the dispatcher.",
+) {
   const done = (msg) => (said.textContent = msg);
   try {
     await navigator.clipboard.writeText(text);
     fallback.hidden = true;
-    done("Copied: paste it, or read it out to the dispatcher.");
+    done(copied);
   } catch {
     fallback.value = text;
     fallback.hidden = false;
@@ -410,7 +446,7 @@ async function copyText(text, said, fallback) {
     } catch {
       ok = false;
     }
-    done(ok ? "Copied: paste it, or read it out to the dispatcher." : "Select the text below and copy it.");
+    done(ok ? copied : "Select the text below and copy it.");
   }
 }
 
@@ -429,6 +465,8 @@ if (!token) {
     onSessionState: (s) => {
       const was = session;
       session = s;
+      // A link lives only as long as its SOS: gone with a cancel or the end.
+      if (s !== "sos") uris = [];
       address = sdk.patientAddress;
       badge("session", SESSION[s] || [s, ""]);
       if (s === "ended" || s === "expired") {
@@ -472,6 +510,10 @@ if (!token) {
       render();
       void renderMap();
     },
+    onLocationUri: (made) => {
+      if (!uris.some((u) => u.uri === made.uri)) uris = [...uris, made];
+      render();
+    },
     onError: (err) => console.warn("counselor SDK:", err.name, err.code),
   });
   window.demo = { sdk };
@@ -498,6 +540,17 @@ if (!token) {
     }
   });
   $("copy").addEventListener("click", () => void copyLocation());
+  $("uri-make").addEventListener("click", async () => {
+    $("uri-said").textContent = "";
+    try {
+      // The socket tells every counselor tab (onLocationUri); this answer shows it here at once.
+      const made = await sdk.requestLocationUri();
+      if (!uris.some((u) => u.uri === made.uri)) uris = [...uris, made];
+      render();
+    } catch (err) {
+      $("uri-said").textContent = URI_REFUSED[err.code] || `No link was made (${err.code || "error"}).`;
+    }
+  });
 
   render();
   setInterval(refreshAges, 15_000);

@@ -8,6 +8,7 @@ import type {
   CounselorUnavailableReason,
   LocationCheckMode,
   LocationUnavailableReason,
+  LocationUriResponse,
   PsapResultsMessage,
   ReportedLocation,
   ServerMessage,
@@ -61,6 +62,11 @@ export interface CounselorSDKOptions extends ClientOptions {
   ) => void;
   /** Each location check (a session started with `locationCheck: "at_start"`), and the latest on connect. */
   onLocationCheck?: (check: CounselorLocationCheck) => void;
+  /**
+   * A location URI was made for the SOS (by `requestLocationUri`, another tab, or the platform's backend):
+   * the URI and when it expires. It dies sooner when the SOS is cancelled or the session ends.
+   */
+  onLocationUri?: (uri: LocationUriResponse) => void;
 }
 
 export interface StartSessionInput {
@@ -136,6 +142,16 @@ export class CounselorSDK extends SessionClient {
     return this._tokenCall(ref, "/sos/cancel");
   }
 
+  /**
+   * Asks for a location URI for the SOS under way (the deployment must serve them: HELD_ENABLED): a URI
+   * from which the platform's telephony or the PSAP's equipment reads the patient's latest fix (HELD), to
+   * paste into a call or read out. Resolves with `{ uri, expires_at }`; every counselor socket hears it too
+   * (`onLocationUri`). At most 3 live per session (409 `location_uri_limit`); only in `sos` (409 `not_in_sos`).
+   */
+  requestLocationUri(ref: SessionRef = {}): Promise<LocationUriResponse> {
+    return this._tokenCall(ref, "/location-uri");
+  }
+
   /** Closes the socket; no reconnect. Safe to call more than once. */
   disconnect(): void {
     this._close();
@@ -153,6 +169,8 @@ export class CounselorSDK extends SessionClient {
     } else if (msg.type === "location_check") {
       const { type, session_id, ...check } = msg;
       safeCall(o.onLocationCheck, check as CounselorLocationCheck);
+    } else if (msg.type === "location_uri") {
+      safeCall(o.onLocationUri, { uri: msg.uri, expires_at: msg.expires_at });
     } else if (msg.type === "psap_results") {
       const { psaps, area, emergency, result_id, computed_at, data_version, reason } = msg;
       const results: CounselorPsapResults = {

@@ -226,6 +226,14 @@ export interface LocationUnavailableMessage {
   last_check: LocationCheck | null;
 }
 
+/** Counselors only: a location URI was made for the SOS (docs/contract.md, section 10), to read out or paste into a call. */
+export interface LocationUriMessage {
+  type: "location_uri";
+  session_id: string;
+  uri: string;
+  expires_at: string;
+}
+
 export interface SessionEndedMessage {
   type: "session_ended";
   session_id: string;
@@ -244,6 +252,7 @@ export type ServerMessage =
   | LocationCheckMessage
   | PsapResultsMessage
   | LocationUnavailableMessage
+  | LocationUriMessage
   | SessionEndedMessage
   | ErrorMessage;
 
@@ -299,6 +308,15 @@ export interface SessionEndResponse {
   ended_at: string;
 }
 
+/**
+ * `POST .../location-uri` (docs/contract.md, section 10): a URI that gives whoever holds it the patient's latest fix as
+ * PIDF-LO (HELD, RFC 5985 / 6753) until the SOS ends, or `expires_at`.
+ */
+export interface LocationUriResponse {
+  uri: string;
+  expires_at: string;
+}
+
 /** `GET .../sessions/{sessionId}`: the session in any state (no location, no address). */
 export interface SessionView {
   session_id: string;
@@ -328,17 +346,24 @@ export const AUDIT_EVENT_TYPES = [
   "location_unavailable",
   "psaps_delivered",
   "location_checked",
+  "location_uri_created",
+  "location_dereferenced",
   "session_ended",
   "session_expired",
 ] as const;
 export type AuditEventType = (typeof AUDIT_EVENT_TYPES)[number];
 
-/** Who caused an event: a browser role, the platform's backend, or the service itself (timers). */
-export const AUDIT_ACTORS = ["patient", "counselor", "platform", "system"] as const satisfies readonly (
-  | Role
-  | "platform"
-  | "system"
-)[];
+/**
+ * Who caused an event: a browser role, the platform's backend, the service itself (timers), or whoever
+ * holds a location URI (a SIP server, a PSAP: `uri_holder`).
+ */
+export const AUDIT_ACTORS = [
+  "patient",
+  "counselor",
+  "platform",
+  "system",
+  "uri_holder",
+] as const satisfies readonly (Role | "platform" | "system" | "uri_holder")[];
 export type AuditActor = (typeof AUDIT_ACTORS)[number];
 
 /** Event data: identifiers, counts and reasons only. Typed so a coordinate cannot be put in by accident. */
@@ -373,6 +398,7 @@ export const PROBLEM_CODES = [
   "method_not_allowed",
   "not_in_sos",
   "location_check_off",
+  "location_uri_limit",
   "idempotency_key_in_use",
   "session_ended",
   "session_expired",
@@ -410,6 +436,26 @@ export interface SessionTokenClaims {
 }
 
 // ---------------------------------------------------------------------------
+// Location by reference (docs/contract.md, section 10): what a dereference of a location URI answered.
+
+/**
+ * HELD's error codes this service answers with (RFC 5985 section 4.3): `locationUnknown` before the SOS
+ * has a fix, `cannotProvideLiType` for an exact request of a kind other than geodetic, `xmlError` and
+ * `unsupportedMessage` for a body that is no locationRequest.
+ */
+export const HELD_ERROR_CODES = [
+  "locationUnknown",
+  "cannotProvideLiType",
+  "xmlError",
+  "unsupportedMessage",
+] as const;
+export type HeldErrorCode = (typeof HELD_ERROR_CODES)[number];
+
+/** A dereference's answer, as the audit trail and webhooks tell it: the fix (`location`) or the HELD error. */
+export const HELD_RESPONSE_KINDS = ["location", ...HELD_ERROR_CODES] as const;
+export type HeldResponseKind = (typeof HELD_RESPONSE_KINDS)[number];
+
+// ---------------------------------------------------------------------------
 // Webhooks: what the service POSTs to a platform's webhook, and what the platform can list of it.
 // Built from identifiers, times, reasons and PSAP names only: a coordinate or the address on file has no field here.
 
@@ -420,6 +466,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "session.location_unavailable",
   "session.psaps_delivered",
   "session.location_checked",
+  "session.location_dereferenced",
   "session.ended",
   "session.expired",
 ] as const;
@@ -447,6 +494,8 @@ export interface WebhookEventData {
   };
   /** Where the check found the patient: the country and state only. */
   "session.location_checked": { outcome: LocationCheckOutcome; country: string | null; state: string | null };
+  /** Which URI was read and what it answered: never where the patient is. */
+  "session.location_dereferenced": { uri_id: string; response: HeldResponseKind };
   "session.ended": { ended_at: string };
   "session.expired": { expired_at: string };
 }

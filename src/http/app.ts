@@ -10,6 +10,7 @@ import { mountAdminRoutes } from "./routes/admin.ts";
 import { mountAdminPsapRoutes } from "./routes/admin-psaps.ts";
 import { mountBrowserRoutes } from "./routes/browser.ts";
 import { mountDocsRoute } from "./routes/docs.ts";
+import { mountHeldRoutes } from "./routes/held.ts";
 import { mountLostRoutes } from "./routes/lost.ts";
 import { mountMetaRoutes } from "./routes/meta.ts";
 import { mountPlatformRoutes } from "./routes/platform.ts";
@@ -29,6 +30,7 @@ export function createApp(): App {
   mountPlatformRoutes(app);
   mountWebhookRoutes(app);
   mountLostRoutes(app);
+  mountHeldRoutes(app);
   mountMetaRoutes(app);
   mountOpenApi(app);
   mountDocsRoute(app);

@@ -148,6 +148,18 @@ export function requireSessionToken(role: Role): MiddlewareHandler<AppEnv> {
   };
 }
 
+/**
+ * Either credential, for a route both the platform's backend and a browser call (a location URI): the
+ * platform's API key when X-API-Key is sent, else the session's token of `role`.
+ */
+export function requireApiKeyOrSessionToken(role: Role): MiddlewareHandler<AppEnv> {
+  const apiKey = requireApiKey();
+  const sessionToken = requireSessionToken(role);
+  return async function apiKeyOrSessionTokenAuth(c, next) {
+    return c.req.header("X-API-Key") === undefined ? sessionToken(c, next) : apiKey(c, next);
+  };
+}
+
 /** The claims of a live session token (for `/ws`, where no path names a session): 401 or 410 otherwise. */
 export async function liveClaims(env: Env, token: string): Promise<SessionTokenClaims> {
   const { claims, expired } = await genuineClaims(env, token);

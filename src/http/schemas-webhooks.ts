@@ -5,6 +5,7 @@ import { z } from "@hono/zod-openapi";
 import { WEBHOOK_LIMITS } from "../../lib/config.ts";
 import {
   DELIVERY_STATUSES,
+  HELD_RESPONSE_KINDS,
   LOCATION_UNAVAILABLE_REASONS,
   PSAP_EMPTY_REASONS,
   WEBHOOK_EVENT_TYPES,
@@ -116,6 +117,14 @@ const EVENT_DATA = {
     outcome: z.enum(["located", ...LOCATION_UNAVAILABLE_REASONS]),
     country: z.string().nullable().openapi({ description: "ISO 3166-1 alpha-2; null without a fix" }),
     state: z.string().nullable().openapi({ description: "US state or territory code; null without one" }),
+  }),
+  "session.location_dereferenced": z.object({
+    uri_id: z
+      .string()
+      .openapi({ description: "The location URI's id (luri_...), as its creation was audited" }),
+    response: z.enum(HELD_RESPONSE_KINDS).openapi({
+      description: "`location`: the fix was given; else the HELD error answered (never a coordinate)",
+    }),
   }),
   "session.ended": z.object({ ended_at: isoTimestamp }),
   "session.expired": z.object({ expired_at: isoTimestamp }),

@@ -14,9 +14,10 @@ import type { LostMapping } from "./response.ts";
 export interface AnswerOptions {
   now: number;
   /**
-   * Where a SIP server should send the call for a PSAP whose number is on file: with a domain, the number is
-   * also given as `sip:+1...@domain;user=phone` (RFC 3261 section 19.1.6), after its `tel:` URI. Kamailio's
-   * LoST client routes only to a SIP URI. Unset: the `tel:` URI alone, as docs/contract.md, section 9 says.
+   * Where a SIP server should send the call for a PSAP whose number is on file, or for a crisis line: with a
+   * domain, the number is also given as `sip:+1...@domain;user=phone` (`sip:988@domain;user=phone` for the
+   * US crisis line; RFC 3261 section 19.1.6), after its `tel:` URI. Kamailio's LoST client routes only to a
+   * SIP URI. Unset: the `tel:` URI alone, as docs/contract.md, section 9 says.
    */
   sipDomain?: string;
   lookup?: LookupOptions;
@@ -94,10 +95,13 @@ function counselingMapping(
   const line = found.emergency.numbers.find((n) => n.service === "crisis");
   if (!line)
     throw new LostError("notFound", `no national crisis line is known for ${country ?? "this location"}`);
+  const tel = telOf(line.number, country);
+  // With a gateway, the same number as a SIP URI (RFC 3261 section 19.1.6), which Kamailio can route to.
+  const sip = options.sipDomain ? [`sip:${tel.slice("tel:".length)}@${options.sipDomain};user=phone`] : [];
   return {
     displayName: `Crisis line ${line.number}${country ? ` (${country})` : ""}`,
     service: request.service,
-    uris: [telOf(line.number, country)],
+    uris: [tel, ...sip],
     serviceNumber: digits(line.number),
     expires: new Date(options.now + PSAP_LIMITS.pointerCacheMs).toISOString(),
     lastUpdated: found.data_updated_at,

@@ -11,6 +11,7 @@ import type {
   AuditData,
   AuditEventType,
   CounselorUnavailableReason,
+  HeldResponseKind,
   LocationCheckOutcome,
   LocationRequestPurpose,
   PsapArea,
@@ -39,6 +40,10 @@ export type SessionFact = { at: number; by: AuditActor } & (
   | { type: "psaps_delivered"; result: PsapResultsBody; late: boolean }
   /** A location check came: how it ended, and with a fix, its area (of which only country and state are told). */
   | { type: "location_checked"; outcome: LocationCheckOutcome; area: PsapArea | null }
+  /** A location URI was made for the SOS (docs/contract.md, section 10): its id and expiry, never the URI itself. */
+  | { type: "location_uri_created"; uriId: string; expiresAt: number }
+  /** A location URI was read: what it answered (the fix, or which HELD error), never where the patient is. */
+  | { type: "location_dereferenced"; uriId: string; response: HeldResponseKind; method: "GET" | "POST" }
   | { type: "session_ended" }
   | { type: "session_expired" }
 );
@@ -113,6 +118,18 @@ export const SESSION_FACTS: { [T in SessionFactType]: FactEvents<FactOf<T>> } = 
     audit: "location_checked",
     auditData: (f) => locationCheckedData(f),
     webhook: { type: "session.location_checked", data: (f) => locationCheckedData(f) },
+  },
+  location_uri_created: {
+    audit: "location_uri_created",
+    auditData: (f) => ({ uri_id: f.uriId, expires_at: iso(f.expiresAt) }),
+  },
+  location_dereferenced: {
+    audit: "location_dereferenced",
+    auditData: (f) => ({ uri_id: f.uriId, response: f.response, method: f.method }),
+    webhook: {
+      type: "session.location_dereferenced",
+      data: (f) => ({ uri_id: f.uriId, response: f.response }),
+    },
   },
   session_ended: {
     audit: "session_ended",

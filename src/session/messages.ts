@@ -14,7 +14,7 @@ import type {
   SessionEndReason,
   SessionStateMessage,
 } from "../../sdk/src/protocol.ts";
-import { checksLocation, iso, latestCheck, type SessionRecord } from "./record.ts";
+import { checksLocation, counselorLocation, iso, latestCheck, type SessionRecord } from "./record.ts";
 
 export function sessionStateMessage(record: SessionRecord, role: Role): SessionStateMessage {
   const message: SessionStateMessage = {
@@ -64,7 +64,7 @@ export function psapResultsMessage(record: SessionRecord, role: Role): PsapResul
   if (!result) return null;
   const message: PsapResultsMessage = { type: "psap_results", session_id: record.session_id, ...result };
   if (role === "counselor") {
-    if (record.location) message.location = { ...record.location };
+    if (record.location) message.location = counselorLocation(record.location);
     message.patient_address = addressOf(record);
   }
   return message;
@@ -90,7 +90,7 @@ function counselorCheck(record: SessionRecord): LocationCheck | null {
     checked_at,
     outcome: "located",
     ...check.result,
-    location: { ...check.location },
+    location: counselorLocation(check.location),
     patient_address,
   };
 }

@@ -1,4 +1,6 @@
 // What a session object stores about its session, and the views of it the API shows.
+
+import { HELD_LIMITS } from "../../lib/config.ts";
 import type {
   LocationCheckMode,
   LocationFix,
@@ -27,7 +29,7 @@ export interface SessionRecord {
   /** Set when a trigger is waiting for a fix or an `unavailable` report: the 30 s clock. */
   location_deadline_at: number | null;
   /** The patient's latest fix: erased on cancel, end and expiry. */
-  location: ReportedLocation | null;
+  location: StoredLocation | null;
   /** The latest lookup for the current SOS (no coordinates in it). */
   latest_result: PsapResultsBody | null;
   /** The address the platform has on file: shown to counselors only, erased on end and expiry. */
@@ -41,6 +43,12 @@ export interface SessionRecord {
   /** When the session reached a final state (the API's `ended_at` when it ended); the audit trail is purged 30 days later. */
   final_at: number | null;
 }
+
+/**
+ * A fix as the session keeps it: what counselors see of it, and when it was taken (ms), which a location
+ * URI's PIDF-LO states (absent in records stored before location URIs existed).
+ */
+export type StoredLocation = ReportedLocation & { fixed_at?: number };
 
 /** A location check as the session keeps it: when, how it ended, and with a fix, the fix and its PSAPs. */
 export type StoredCheck = { at: number } & (
@@ -139,7 +147,23 @@ export function sessionEndView(record: SessionRecord, at: number): SessionEndRes
   return { session_id: record.session_id, state: "ended", ended_at: iso(endedAt(record) ?? at) };
 }
 
-/** A submitted fix as the session keeps it and counselors see it: the position and its accuracy only. */
-export function reportedLocation(fix: LocationFix): ReportedLocation {
-  return { latitude: fix.latitude, longitude: fix.longitude, accuracy: fix.accuracy ?? null };
+/**
+ * A submitted fix as the session keeps it: the position, its accuracy, and when it was taken: the
+ * browser's own time of the fix when it gave one that is neither later than its arrival (`now`) nor older
+ * than a day (a clock that is wrong must not date it), else its arrival.
+ */
+export function reportedLocation(fix: LocationFix, now: number): StoredLocation {
+  const taken = fix.timestamp;
+  const believable = taken !== undefined && taken <= now && taken >= now - HELD_LIMITS.maxFixAgeMs;
+  return {
+    latitude: fix.latitude,
+    longitude: fix.longitude,
+    accuracy: fix.accuracy ?? null,
+    fixed_at: believable ? taken : now,
+  };
+}
+
+/** The fix as counselors see it: the position and its accuracy only. */
+export function counselorLocation(location: ReportedLocation): ReportedLocation {
+  return { latitude: location.latitude, longitude: location.longitude, accuracy: location.accuracy };
 }

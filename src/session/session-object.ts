@@ -26,6 +26,7 @@ import type {
 import type { PsapLookupResult } from "../answer/lookup.ts";
 import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
+import { type DereferenceCall, LocationUris, type MintCall } from "../held/location-uris.ts";
 import {
   type Checked,
   failure,
@@ -73,6 +74,11 @@ export class SessionObject extends DurableObject<Env> {
   /** 410, 429 and the body's problem, in that order, for every browser call. */
   readonly #gate = new BrowserGate();
   readonly #lookups = new LookupTurns();
+  readonly #uris = new LocationUris(this.ctx.storage.kv, this.#gate, {
+    record: (now) => this.#runDueDeadlines(now),
+    emit: (fact) => this.#emit(fact),
+    toCounselors: (message) => this.#sockets.broadcast("counselor", message),
+  });
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -199,6 +205,14 @@ export class SessionObject extends DurableObject<Env> {
     return success({ received: true });
   }
 
+  // Location URIs (docs/contract.md, section 10): the SOS's, recorded and answered by src/held/.
+  async mintLocationUri(call: MintCall) {
+    return this.#uris.mint(call, Date.now());
+  }
+  async dereferenceLocationUri(call: DereferenceCall) {
+    return this.#uris.dereference(call, Date.now());
+  }
+
   // -------------------------------------------------------------------------
   // Sockets and the alarm
 
@@ -250,7 +264,7 @@ export class SessionObject extends DurableObject<Env> {
    */
   async #locate(purpose: LocationRequestPurpose, caller: SessionCaller, fix: LocationFix, now: number) {
     const turn = this.#lookups.next(purpose);
-    const location = reportedLocation(fix);
+    const location = reportedLocation(fix, now);
     const lookup = await lookupForSession(this.env.PSAP_INDEX, location, {
       contacts: d1Contacts(this.env.DB),
     });

@@ -281,6 +281,41 @@ describe("the counselor console in the worst minute", () => {
     );
   });
 
+  it("gives the counselor a location link for the call during an SOS: its expiry, a copy button, what it is for; gone with the SOS", async () => {
+    const { counselor } = await openPair(geo(HAZEL_CREST), undefined, {
+      viewport: PHONE,
+      permissions: ["clipboard-read", "clipboard-write"],
+    });
+    expect(await counselor.locator(byId("location-uri")).isVisible()).toBe(false);
+    await sos(counselor, "results");
+    expect(await text(counselor, "#location-uri-what")).toMatch(/phone system or the 911 centre's equipment/);
+    await counselor.click(byId("location-uri-make"));
+    const shown = await waitFor("the link to be shown", async () =>
+      (await counselor.locator(byId("location-uri-value")).count()) === 1
+        ? text(counselor, byId("location-uri-value"))
+        : "",
+    );
+    expect(shown).toMatch(new RegExp(`^${service.apiBase}/held/[A-Za-z0-9_-]{80}$`));
+    expect(await text(counselor, byId("location-uri-expiry"))).toMatch(/^expires \d{1,2}:\d{2}/);
+    expect(await noSidewaysScroll(counselor)).toBeLessThanOrEqual(PHONE.width);
+    await counselor.click(`${byId("location-uri-item")} button`);
+    await waitFor(
+      "the copy to be confirmed",
+      async () => (await text(counselor, "#uri-said")) === "Link copied.",
+    );
+    expect(await counselor.evaluate(() => navigator.clipboard.readText())).toBe(shown);
+    await counselor.screenshot({ path: shotPath("counselor-location-link-360.png"), fullPage: true });
+    // What the call's equipment reads from it: the patient's fix, as PIDF-LO.
+    const pidf = await (await fetch(shown)).text();
+    expect(pidf).toContain("<gml:pos>41.5725 -87.6945</gml:pos>");
+    await counselor.click("#cancel");
+    await waitFor(
+      "the link card to go",
+      async () => !(await counselor.locator(byId("location-uri")).isVisible()),
+    );
+    expect((await fetch(shown)).status).toBe(404);
+  });
+
   it("with no number on file, puts a call script with a copy button on the first screen, and tells the operator", async () => {
     const { counselor, patient } = await openPair(geo(EVANSTON, { viewport: PHONE }), ADDRESS, {
       viewport: PHONE,

@@ -86,6 +86,9 @@ export async function startService(): Promise<Service> {
       PERSIST_TO,
       "--assets",
       ASSETS,
+      // The console's location links (docs/contract.md, section 10) are served only where a deployment turns them on.
+      "--var",
+      "HELD_ENABLED:true",
     ],
     ROOT,
     // Without the shipped directory: every line a page shows is one a test set (fictional 555 numbers).

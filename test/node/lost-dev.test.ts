@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readTruth, type TruthPlace } from "../../bench/accuracy.ts";
 import { TRUTH_FILES } from "../../bench/accuracy-run.ts";
-import { type DevServer, ROOT, startDevServer } from "../support/dev-server.ts";
+import { callJson, type DevServer, ROOT, startDevServer } from "../support/dev-server.ts";
 import { type EmergencyCall, kamailioMissing, routeEmergencyCalls } from "../support/kamailio.ts";
 import type { GeodeticFix } from "../support/pidf-lo.ts";
 import { type RecordingProxy, startRecordingProxy } from "../support/recording-proxy.ts";
@@ -41,15 +41,8 @@ describe.skipIf(missing !== null)(
     let platform: { platform_id: string; api_key: string };
     const admin = () => ({ Authorization: `Bearer ${server.adminToken}` });
 
-    async function api<T>(method: string, path: string, headers: Record<string, string>, body?: unknown) {
-      const res = await fetch(`${server.base}${path}`, {
-        method,
-        headers: body === undefined ? headers : { ...headers, "Content-Type": "application/json" },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      const text = await res.text();
-      return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
-    }
+    const api = <T>(method: string, path: string, headers: Record<string, string>, body?: unknown) =>
+      callJson<T>(server.base, method, path, headers, body);
 
     /** The session API's first PSAP for a fix: a session, an SOS, the patient's location. */
     async function sessionFirst(

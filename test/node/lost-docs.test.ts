@@ -1,13 +1,16 @@
-// The Kamailio snippet of docs/lost.md works as written: Kamailio (`kamailio -c`) loads it, with its
-// http_client connection file, and every module and function it names. Skipped without Kamailio,
-// except in CI.
+// docs/lost.md works as written: its first request is a findService valid against RFC 5222's schema,
+// read by the server as the point it shows, sent by a curl line whose here-document is the whole body; and
+// Kamailio (`kamailio -c`) loads its configuration snippet, with its http_client connection file, and every
+// module and function it names. Skipped without Kamailio or xmllint, except in CI.
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { readFindService } from "../../src/lost/request.ts";
 import { ROOT } from "../support/dev-server.ts";
 import { kamailioBinary, kamailioMissing } from "../support/kamailio.ts";
+import { validateLost, xmllintMissing } from "../support/validate-lost.ts";
 
 const DOC = readFileSync(join(ROOT, "docs/lost.md"), "utf8");
 const CONNECTIONS_PATH_IN_DOC = "/etc/kamailio/http-connections.cfg";
@@ -18,6 +21,26 @@ function blocksUnder(heading: string): string[] {
   const section = DOC.split(/^## /m).find((part) => part.startsWith(heading)) ?? "";
   return [...section.matchAll(/^```[a-z]*\n([\s\S]*?)^```/gm)].map((m) => m[1] ?? "");
 }
+
+describe.skipIf(xmllintMissing() !== null)("docs/lost.md's first request", () => {
+  const [sample] = blocksUnder("A first request");
+  const curl = /^curl .*--data-binary @- <<'EOF'\n([\s\S]*?)^EOF$/m.exec(sample ?? "");
+
+  it("sends a whole findService with curl, to /lost, as application/lost+xml, with the platform's key", () => {
+    expect(curl, sample).not.toBeNull();
+    expect(sample).toMatch(
+      /-X POST "\$BASE\/lost" -H "X-API-Key: \$KEY" -H 'Content-Type: application\/lost\+xml'/,
+    );
+  });
+
+  it("is a findService valid against RFC 5222's schema, read as the point it shows", async () => {
+    const body = curl?.[1] ?? "";
+    expect(await validateLost(body), body).toEqual([]);
+    const request = readFindService(body);
+    expect(request).toMatchObject({ kind: "sos", service: "urn:service:sos", locationId: "loc1" });
+    expect(request.fix).toMatchObject({ latitude: 41.8781, longitude: -87.6298, accuracy: 0 });
+  });
+});
 
 describe.skipIf(missing !== null)(
   `docs/lost.md's Kamailio configuration${missing ? ` (skipped: ${missing})` : ""}`,

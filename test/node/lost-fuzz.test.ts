@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import { HTTP_LIMITS } from "../../lib/config.ts";
 import { LostError, readFindService } from "../../src/lost/request.ts";
 import { errorsResponse } from "../../src/lost/response.ts";
+import { breakage, broken } from "../support/breakage.ts";
 import { validateLost, xmllintMissing } from "../support/validate-lost.ts";
 
 const LOST = "urn:ietf:params:xml:ns:lost1";
@@ -25,48 +26,6 @@ function findService(lat: string, lon: string, radius: string): string {
 /** Coordinates with five decimals, so a message repeating one would be seen. */
 const coordinate = (max: number) =>
   fc.integer({ min: -max * 100_000, max: max * 100_000 }).map((n) => (n / 100_000).toFixed(5));
-
-type Breakage =
-  | { kind: "cut"; at: number }
-  | { kind: "drop"; at: number }
-  | { kind: "insert"; at: number; text: string }
-  | { kind: "repeat"; at: number; length: number; times: number };
-
-const breakage: fc.Arbitrary<Breakage> = fc.oneof(
-  fc.record({ kind: fc.constant("cut" as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant("drop" as const), at: fc.nat() }),
-  fc.record({
-    kind: fc.constant("insert" as const),
-    at: fc.nat(),
-    text: fc.string({
-      unit: fc.constantFrom(..."<>&\"'/=;!?[]-:# \u0000\uFFFFé"),
-      minLength: 1,
-      maxLength: 8,
-    }),
-  }),
-  fc.record({
-    kind: fc.constant("repeat" as const),
-    at: fc.nat(),
-    length: fc.integer({ min: 1, max: 60 }),
-    times: fc.integer({ min: 2, max: 50 }),
-  }),
-);
-
-function broken(text: string, how: Breakage): string {
-  const at = how.at % (text.length + 1);
-  switch (how.kind) {
-    case "cut":
-      return text.slice(0, at);
-    case "drop":
-      return text.slice(0, at) + text.slice(at + 1);
-    case "insert":
-      return text.slice(0, at) + how.text + text.slice(at);
-    case "repeat":
-      return (
-        text.slice(0, at) + text.slice(at, at + how.length).repeat(how.times) + text.slice(at + how.length)
-      );
-  }
-}
 
 /** What the route would answer with for `text`: null when it is read, else the error. */
 function refusal(text: string): LostError | null {

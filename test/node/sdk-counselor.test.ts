@@ -39,6 +39,8 @@ const RESULTS: PsapResultsMessage = {
   location: { latitude: 41.6, longitude: -87.7, accuracy: 12 },
 };
 
+const LOCATION_URI = { uri: "https://sos.test/held/tok", expires_at: "2026-11-22T11:00:00Z" };
+
 let http: ReturnType<typeof fakeFetch>;
 let errors: Error[];
 
@@ -49,6 +51,7 @@ function sdk(extra: Partial<CounselorSDKOptions> = {}) {
 beforeEach(() => {
   ({ http } = installBrowserFakes([
     ["POST /v1/platforms/plt_a/sessions/sess-1/sos/cancel", () => json(200, { state: "active" })],
+    ["POST /v1/platforms/plt_a/sessions/sess-1/location-uri", () => json(201, LOCATION_URI)],
     ["POST /v1/platforms/plt_a/sessions/sess-1/sos", () => json(202, { state: "sos" })],
     ["POST /v1/platforms/plt_a/sessions/sess-1/end", () => json(200, { state: "ended" })],
     ["POST /v1/platforms/plt_a/sessions", () => json(201, CREATED)],
@@ -130,6 +133,25 @@ describe("CounselorSDK, token calls and socket", () => {
       ["https://sos.test/v1/platforms/plt_a/sessions/sess-1/sos", `Bearer ${TOKEN}`, {}],
       ["https://sos.test/v1/platforms/plt_a/sessions/sess-1/sos/cancel", `Bearer ${TOKEN}`, {}],
     ]);
+  });
+
+  it("requestLocationUri posts to .../location-uri with the token and returns the URI and its expiry", async () => {
+    const c = sdk({ sessionToken: TOKEN });
+    expect(await c.requestLocationUri()).toEqual(LOCATION_URI);
+    expect(http.requests.map((r) => [r.method, r.url, r.headers.authorization, r.body])).toEqual([
+      ["POST", "https://sos.test/v1/platforms/plt_a/sessions/sess-1/location-uri", `Bearer ${TOKEN}`, {}],
+    ]);
+  });
+
+  it("passes each location_uri of the socket to onLocationUri, without its type and session", async () => {
+    const uris: unknown[] = [];
+    const c = sdk({ sessionToken: TOKEN, onLocationUri: (u) => uris.push(u) });
+    const ready = c.connect();
+    FakeWebSocket.last.open();
+    await ready;
+    FakeWebSocket.last.receive({ type: "location_uri", session_id: "sess-1", ...LOCATION_URI });
+    await flush();
+    expect(uris).toEqual([LOCATION_URI]);
   });
 
   it("connect() after startSession() uses the new session's counselor token", async () => {

@@ -56,3 +56,20 @@ export async function startDevServer(options: DevServerOptions): Promise<DevServ
   const adminToken = parseDevVars(readFileSync(join(ROOT, ".dev.vars"), "utf8")).ADMIN_TOKEN ?? "";
   return { base, adminToken, process: running, stop: () => running.stop() };
 }
+
+/** A JSON request to a server at `base`: its status and its parsed body (null when empty). */
+export async function callJson<T>(
+  base: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: body === undefined ? headers : { ...headers, "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, body: (text ? JSON.parse(text) : null) as T };
+}

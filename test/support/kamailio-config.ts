@@ -1,7 +1,8 @@
 // The Kamailio configuration of the LoST test: a SIP server on loopback whose only job is to answer an
 // emergency INVITE with where its own `lost` module says the call goes. The route replies 302 with
 // `Contact: "<displayName>" <uri>` (what lost_query returned) and always `X-Lost-Result: <its return code>`;
-// on failure a 500 with `X-Lost-Error: <the LoST error's name>` (empty when there was none).
+// on failure a 500 with `X-Lost-Error: <the LoST error's name>` (empty when there was none). An INVITE with
+// `X-Dereference` has its location URI dereferenced by POST first (lost_held_dereference: `X-Held-Result`).
 
 /** How Kamailio's http_client authenticates to the LoST server (its `authmethod`). */
 export type HttpAuthMethod =
@@ -77,9 +78,23 @@ request_route {
   $var(uri) = "";
   $var(name) = "";
   $var(err) = "";
-  if (is_present_hf("Geolocation")) {
-    # RFC 6442: the PIDF-LO is the body part the Geolocation header's cid: names; the service URN is
-    # the Request-URI.
+  $var(pidf) = "";
+  if (is_present_hf("X-Dereference")) {
+    # Location by reference, dereferenced by POST (RFC 6753): a HELD locationRequest to the Geolocation
+    # header's http(s) URI, then LoST with the PIDF-LO that came back (the test asks for this chain).
+    $var(url) = $(hdr(Geolocation){s.select,0,;});
+    $var(held) = lost_held_dereference("$(var(url){s.unbracket})", "emergencyDispatch", "geodetic", "$var(pidf)", "$var(err)");
+    xlog("L_INFO", "lost_held_dereference: result $var(held), error [$var(err)]\n");
+    append_to_reply("X-Held-Result: $var(held)\r\n");
+    if ($var(held) < 200 || $var(held) > 203) {
+      append_to_reply("X-Lost-Error: $var(err)\r\n");
+      t_reply("500", "Location Dereference Failed");
+      exit;
+    }
+    $var(res) = lost_query("${LOST_CONNECTION_NAME}", "$var(pidf)", "", "$var(uri)", "$var(name)", "$var(err)");
+  } else if (is_present_hf("Geolocation")) {
+    # RFC 6442: the PIDF-LO is the body part the Geolocation header's cid: names, or what its http(s) URI
+    # gives to a GET (location by reference, RFC 6753); the service URN is the Request-URI.
     $var(res) = lost_query("${LOST_CONNECTION_NAME}", "$var(uri)", "$var(name)", "$var(err)");
   } else {
     # The whole body is the PIDF-LO; the service URN is the Request-URI ("" means: take it from there).

@@ -7,7 +7,7 @@ import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { httpConnectionsConfig, kamailioConfig, type LostConnection } from "./kamailio-config.ts";
-import { type GeodeticFix, pidfBody, rfc6442Body } from "./pidf-lo.ts";
+import { type GeodeticFix, pidfBody, referenceCarriage, rfc6442Body } from "./pidf-lo.ts";
 import { killGroup } from "./processes.ts";
 import { parseNameAddr, SipUdpClient } from "./sip-uac.ts";
 
@@ -26,6 +26,15 @@ export interface EmergencyCall {
   service?: string;
 }
 
+/** A call with its location by reference (RFC 6442, a location URI): Kamailio dereferences it first. */
+export interface ReferenceCall {
+  carriage: "reference";
+  locationUri: string;
+  /** By GET inside lost_query, or by POST with lost_held_dereference before it. */
+  dereference: "get" | "post";
+  service?: string;
+}
+
 /** What Kamailio did with one call. */
 export interface RoutedCall {
   /** Its SIP answer: 302 when it routed the call, 500 when lost_query gave it no URI. */
@@ -37,13 +46,15 @@ export interface RoutedCall {
   displayName: string | null;
   /** The LoST error lost_query read (`notFound`...), null when none. */
   lostError: string | null;
+  /** lost_held_dereference's return code (202: a location came back), for a call dereferenced by POST. */
+  heldResult?: number;
 }
 
 export interface RunningKamailio {
   sipPort: number;
   /** Everything Kamailio logged so far (its lost module logs each answer it read). */
   output(): string;
-  call(call: EmergencyCall): Promise<RoutedCall>;
+  call(call: EmergencyCall | ReferenceCall): Promise<RoutedCall>;
   stop(): Promise<void>;
 }
 
@@ -172,11 +183,20 @@ function launch(
     output: () => output,
     async call(call) {
       const sip = await client;
-      const carriage = call.carriage === "rfc6442" ? rfc6442Body(call.fix) : pidfBody(call.fix);
+      const carriage =
+        call.carriage === "reference"
+          ? referenceCarriage(call.locationUri)
+          : call.carriage === "rfc6442"
+            ? rfc6442Body(call.fix)
+            : pidfBody(call.fix);
+      const headers =
+        call.carriage === "reference" && call.dereference === "post"
+          ? [...carriage.headers, "X-Dereference: post"]
+          : carriage.headers;
       const timeoutMs = (lost.timeoutSeconds ?? 15) * 1000 + CALL_MARGIN_MS;
       const answer = sip.invite(sipPort, {
         requestUri: call.service ?? "urn:service:sos",
-        headers: carriage.headers,
+        headers,
         contentType: carriage.contentType,
         body: carriage.body,
         timeoutMs,
@@ -185,12 +205,14 @@ function launch(
       const contact = response.header("contact");
       const routed = contact === undefined ? null : parseNameAddr(contact);
       const result = response.header("x-lost-result");
+      const held = response.header("x-held-result");
       return {
         status: response.status,
         lostResult: result === undefined || result === "" ? null : Number(result),
         uri: routed?.uri ?? null,
         displayName: routed?.displayName ?? null,
         lostError: response.header("x-lost-error") || null,
+        ...(held === undefined ? {} : { heldResult: Number(held) }),
       };
     },
     async stop() {
@@ -228,7 +250,7 @@ function launch(
  */
 export async function routeEmergencyCalls(
   lost: LostConnection,
-  calls: EmergencyCall[],
+  calls: (EmergencyCall | ReferenceCall)[],
 ): Promise<RoutedCall[]> {
   const kamailio = await startKamailio(lost);
   try {

@@ -63,25 +63,27 @@ export function pidfBody(fix: GeodeticFix): LocationCarriage {
   return { contentType: "application/pidf+xml", body: pidfLo(fix), headers: [] };
 }
 
+/** The SDP of every test call: an offer only, no media is ever sent. */
+const OFFER_SDP = [
+  "v=0",
+  "o=caller 1 1 IN IP4 127.0.0.1",
+  "s=-",
+  "c=IN IP4 127.0.0.1",
+  "t=0 0",
+  "m=audio 49170 RTP/AVP 0",
+  "a=rtpmap:0 PCMU/8000",
+  "",
+].join("\r\n");
+
 /** RFC 6442: SDP and PIDF-LO in a multipart/mixed body, the PIDF-LO named by `Geolocation: <cid:...>`. */
 export function rfc6442Body(fix: GeodeticFix): LocationCarriage {
   const boundary = "pidf-lo-boundary-7f3a";
   const contentId = "fix1@caller.example.org";
-  const sdp = [
-    "v=0",
-    "o=caller 1 1 IN IP4 127.0.0.1",
-    "s=-",
-    "c=IN IP4 127.0.0.1",
-    "t=0 0",
-    "m=audio 49170 RTP/AVP 0", // an offer only: no media is ever sent
-    "a=rtpmap:0 PCMU/8000",
-    "",
-  ].join("\r\n");
   const body = [
     `--${boundary}`,
     "Content-Type: application/sdp",
     "",
-    sdp,
+    OFFER_SDP,
     `--${boundary}`,
     "Content-Type: application/pidf+xml",
     `Content-ID: <${contentId}>`,
@@ -94,5 +96,14 @@ export function rfc6442Body(fix: GeodeticFix): LocationCarriage {
     contentType: `multipart/mixed;boundary=${boundary}`,
     body,
     headers: [`Geolocation: <cid:${contentId}>`, "Geolocation-Routing: yes"],
+  };
+}
+
+/** RFC 6442 by reference: the Geolocation header carries a location URI (HTTP), the body is the SDP alone. */
+export function referenceCarriage(locationUri: string): LocationCarriage {
+  return {
+    contentType: "application/sdp",
+    body: OFFER_SDP,
+    headers: [`Geolocation: <${locationUri}>`, "Geolocation-Routing: yes"],
   };
 }

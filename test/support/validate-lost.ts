@@ -25,8 +25,16 @@ export function xmllintMissing(): string | null {
  * none for a valid document, at least one for an invalid or malformed one. Throws when xmllint itself
  * cannot do the check (not installed, the schema does not compile), so that is never mistaken for a verdict.
  */
-export async function validateLost(xml: string): Promise<string[]> {
-  const { code, stderr } = await xmllint(["--noout", "--nonet", "--relaxng", LOST_SCHEMA, "-"], xml);
+export function validateLost(xml: string): Promise<string[]> {
+  return schemaErrors(["--relaxng", LOST_SCHEMA], xml);
+}
+
+/**
+ * The errors xmllint finds in `xml` against the schema its `schemaArgs` name (`--relaxng FILE`, `--schema
+ * FILE`): none for a valid document. Throws when xmllint itself cannot do the check.
+ */
+export async function schemaErrors(schemaArgs: string[], xml: string): Promise<string[]> {
+  const { code, stderr } = await xmllint(["--noout", "--nonet", ...schemaArgs, "-"], xml);
   if (code === 0) return [];
   if (!DOCUMENT_ERROR_CODES.has(code))
     throw new Error(`xmllint could not validate (exit ${code}):\n${stderr}`);

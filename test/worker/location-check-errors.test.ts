@@ -263,7 +263,7 @@ describe("a check looked up while the SOS moves on", () => {
     await counselor.waitFor("psap_results");
     const record = await storedRecord(session.session_id);
     expect(record).toMatchObject({ state: "sos", location: { ...SOS_FIX } });
-    expect(record?.check?.location).toEqual({ ...CHECK_FIX });
+    expect(record?.check?.location).toEqual({ ...CHECK_FIX, fixed_at: expect.any(Number) });
     const later = await openSocket(session.counselor_token);
     await later.waitFor("psap_results");
     expect(later.received.map((m) => m.type)).toEqual(["session_state", "psap_results"]);

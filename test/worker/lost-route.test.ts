@@ -268,6 +268,16 @@ describe("an emergency call's location", () => {
     expect(texts(root, "uri")).toEqual(["tel:988"]);
     expect(texts(root, "service")).toEqual(["urn:service:counseling.mental-health"]);
   });
+
+  it("also gives the crisis line as a SIP URI where the deployment names a SIP domain (sip:988@...;user=phone)", async () => {
+    const res = await lost(
+      platform,
+      findService(point(CHICAGO.latitude, CHICAGO.longitude), { service: "urn:service:counseling" }),
+      {},
+      { LOST_SIP_DOMAIN: "gw.example.org" },
+    );
+    expect(texts(await lostAnswer(res), "uri")).toEqual(["tel:988", "sip:988@gw.example.org;user=phone"]);
+  });
 });
 
 describe("everything else past credentials: one LoST error, HTTP 200", () => {
@@ -372,10 +382,12 @@ describe("usage", () => {
 });
 
 describe("the answers' source", () => {
-  it("is the host the request reached, LOST_SOURCE where set, and JWT_ISSUER's host where the reached one is no LoST name", () => {
+  it("is the host the request reached, LOST_SOURCE where set, and JWT_ISSUER's host where the reached one is no LoST host name (an IP address, localhost)", () => {
     const env = { LOST_SOURCE: "", JWT_ISSUER: "https://sos.example.com" };
     expect(lostSource(env, "https://ecrf.example.org/lost")).toBe("ecrf.example.org");
-    expect(lostSource(env, "http://127.0.0.1:8787/lost")).toBe("127.0.0.1");
+    expect(lostSource(env, "http://127.0.0.1:8787/lost")).toBe("sos.example.com");
+    expect(lostSource(env, "http://10.1.2.3/lost")).toBe("sos.example.com");
+    expect(lostSource(env, "http://[::1]:8787/lost")).toBe("sos.example.com");
     expect(lostSource(env, "http://localhost:8787/lost")).toBe("sos.example.com");
     expect(lostSource({ ...env, LOST_SOURCE: "named.example.net" }, "https://ecrf.example.org/lost")).toBe(
       "named.example.net",

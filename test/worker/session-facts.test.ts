@@ -91,6 +91,21 @@ const FACTS: SessionFact[] = [
   { type: "location_received", by: "patient", at: T0 + 2_000, accuracy: 12.6 },
   { type: "location_unavailable", by: "system", at: T0 + 31_000, reason: "timeout" },
   { type: "psaps_delivered", by: "system", at: T0 + 2_000, result: RESULT, late: true },
+  {
+    type: "location_uri_created",
+    by: "counselor",
+    at: T0 + 2_500,
+    uriId: "luri_AAAAAAAAAAAAAAAAAAAAAA",
+    expiresAt: T0 + 3_602_500,
+  },
+  {
+    type: "location_dereferenced",
+    by: "uri_holder",
+    at: T0 + 3_000,
+    uriId: "luri_AAAAAAAAAAAAAAAAAAAAAA",
+    response: "location",
+    method: "POST",
+  },
   { type: "session_ended", by: "platform", at: T0 + 60_000 },
   { type: "session_expired", by: "system", at: T0 + 60_000 },
 ];

@@ -126,6 +126,9 @@ describe("a lookup in flight", () => {
     expect(delivered.result_id).toBe(newer.result_id);
     await new Promise((r) => setTimeout(r, 100));
     expect(counselor.all("psap_results")).toHaveLength(1);
-    expect((await storedRecord(session.session_id))?.location).toEqual(GARY);
+    expect((await storedRecord(session.session_id))?.location).toEqual({
+      ...GARY,
+      fixed_at: expect.any(Number),
+    });
   });
 });

@@ -235,6 +235,7 @@ describe("webhooks of a whole SOS", () => {
       "session.location_unavailable",
       "session.psaps_delivered",
       "session.location_checked",
+      "session.location_dereferenced",
       "session.ended",
       "session.expired",
     ]);

@@ -149,15 +149,22 @@ function countQuery(c: Context<AppEnv>): void {
 
 /** RFC 5222's appUniqueString: a dotted name, no port (`localhost` and `host:8787` are not one). */
 const APP_UNIQUE_STRING = /^([a-zA-Z0-9-]+\.)+[a-zA-Z0-9]+$/;
+/** An IPv4 address matches the pattern above, but RFC 5222 wants a host name there: never an address. */
+const IPV4 = /^\d+(\.\d+){3}$/;
 
 /**
- * The answers' `source`, the deployment's host: LOST_SOURCE where the operator names it, else the host
- * the request reached, else (a name LoST's schema does not take, such as `localhost`) JWT_ISSUER's.
+ * The answers' `source`, the deployment's host name: LOST_SOURCE where the operator names it, else the host
+ * the request reached when it is a dotted host name, else (an address such as 127.0.0.1, or a name LoST's
+ * schema does not take, such as `localhost`) JWT_ISSUER's host (`sos.localhost` locally).
  */
 export function lostSource(env: Pick<Env, "LOST_SOURCE" | "JWT_ISSUER">, requestUrl: string): string {
   if (env.LOST_SOURCE) return env.LOST_SOURCE;
   const reached = new URL(requestUrl).hostname;
-  return APP_UNIQUE_STRING.test(reached) ? reached : new URL(env.JWT_ISSUER).hostname;
+  return isHostName(reached) ? reached : new URL(env.JWT_ISSUER).hostname;
+}
+
+function isHostName(host: string): boolean {
+  return APP_UNIQUE_STRING.test(host) && !IPV4.test(host);
 }
 
 function lostResponse(xml: string): Response {
