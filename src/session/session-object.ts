@@ -14,16 +14,12 @@ import type {
   AuditEventsPage,
   CounselorUnavailableReason,
   LocationAnswer,
-  LocationFix,
-  LocationRequestPurpose,
   LocationSubmission,
-  ReportedLocation,
   SessionEndResponse,
   SessionView,
   SosCancelResponse,
   SosTriggerResponse,
 } from "../../sdk/src/protocol.ts";
-import type { PsapLookupResult } from "../answer/lookup.ts";
 import { d1Contacts } from "../contacts/store.ts";
 import type { Env } from "../env.ts";
 import { type DereferenceCall, LocationUris, type MintCall } from "../held/location-uris.ts";
@@ -43,13 +39,13 @@ import { SessionBroadcasts } from "./broadcasts.ts";
 import { callerOf, type SessionCaller } from "./caller.ts";
 import { dueDeadlines, nextAlarmAt } from "./deadlines.ts";
 import { eventsOf, type SessionFact } from "./facts.ts";
+import { FixDelivery } from "./fix-delivery.ts";
 import { BrowserGate } from "./gate.ts";
 import { locationCheckOff, noSuchSession, notInSos, sessionOver } from "./problems.ts";
 import {
   checksLocation,
   type NewSessionInput,
   newRecord,
-  reportedLocation,
   type SessionRecord,
   type StoredCheck,
   sessionEndView,
@@ -57,7 +53,7 @@ import {
   sosCancelView,
   sosTriggerView,
 } from "./record.ts";
-import { type Delivery, type LookupTurn, LookupTurns, lookupForSession, resultOf } from "./session-lookup.ts";
+import { LookupTurns, lookupForSession } from "./session-lookup.ts";
 import { SocketHub } from "./sockets.ts";
 import { type SessionEvent, startsSos, transition } from "./transitions.ts";
 
@@ -74,6 +70,18 @@ export class SessionObject extends DurableObject<Env> {
   /** 410, 429 and the body's problem, in that order, for every browser call. */
   readonly #gate = new BrowserGate();
   readonly #lookups = new LookupTurns();
+  readonly #fixes = new FixDelivery({
+    lookups: this.#lookups,
+    gate: this.#gate,
+    record: (now) => this.#runDueDeadlines(now),
+    apply: (event, beforeStoring) => this.#apply(event, beforeStoring),
+    emit: (fact) => this.#emit(fact),
+    tell: () => this.#tell,
+    noLocation: (record, reason, by, at) => this.#noLocation(record, reason, by, at),
+    lookup: (location) =>
+      lookupForSession(this.env.PSAP_INDEX, location, { contacts: d1Contacts(this.env.DB) }),
+    waitUntil: (promise) => this.ctx.waitUntil(promise),
+  });
   readonly #uris = new LocationUris(this.ctx.storage.kv, this.#gate, {
     record: (now) => this.#runDueDeadlines(now),
     emit: (fact) => this.#emit(fact),
@@ -184,9 +192,9 @@ export class SessionObject extends DurableObject<Env> {
     if (!admitted.ok) return admitted;
     if (!checksLocation(admitted.record)) return failure(locationCheckOff());
     const submission = admitted.value;
-    if (!("unavailable" in submission)) return this.#locate("check", caller, submission, now);
+    if (!("unavailable" in submission)) return this.#fixes.locate("check", caller, submission, now);
     const check: StoredCheck = { at: now, outcome: submission.unavailable, location: null, result: null };
-    this.#recordCheck(check, caller.role);
+    this.#fixes.recordCheck(check, caller.role);
     return success({ received: true });
   }
 
@@ -199,7 +207,7 @@ export class SessionObject extends DurableObject<Env> {
     if (!admitted.ok) return admitted;
     if (admitted.record.state !== "sos") return failure(notInSos("No SOS is waiting for a location."));
     const submission = admitted.value;
-    if (!("unavailable" in submission)) return this.#locate("sos", caller, submission, now);
+    if (!("unavailable" in submission)) return this.#fixes.locate("sos", caller, submission, now);
     const record = this.#apply({ type: "unavailable", at: now }) ?? admitted.record;
     this.#noLocation(record, submission.unavailable, caller.role, now);
     return success({ received: true });
@@ -256,82 +264,6 @@ export class SessionObject extends DurableObject<Env> {
 
   // -------------------------------------------------------------------------
   // Internals
-
-  /**
-   * Looks up the PSAPs for a fix and delivers them, if what asked for it is still current: the SOS and
-   * its latest fix, or the latest check. A check whose lookup failed records nothing: a failure of ours
-   * is never told as where the patient is.
-   */
-  async #locate(purpose: LocationRequestPurpose, caller: SessionCaller, fix: LocationFix, now: number) {
-    const turn = this.#lookups.next(purpose);
-    const location = reportedLocation(fix, now);
-    const lookup = await lookupForSession(this.env.PSAP_INDEX, location, {
-      contacts: d1Contacts(this.env.DB),
-    });
-
-    // The lookup let other requests in: the end, a newer fix or check, for the SOS's fix a cancel or a
-    // new SOS, make this fix deliver nothing.
-    const at = Date.now();
-    const live = this.#gate.live(this.#runDueDeadlines(at));
-    if (!live.ok) return live;
-    const latest = this.#lookups.isLatestFix(turn);
-    if (purpose === "check") {
-      if (!lookup.ok) return failure(lookup.problem);
-      const result = resultOf(lookup.found, at);
-      if (latest) this.#recordCheck({ at: now, outcome: "located", location, result }, caller.role);
-      return success(result);
-    }
-    if (!this.#lookups.isSameSos(turn, live.record.state)) {
-      return failure(notInSos("The SOS was cancelled while the location was being looked up."));
-    }
-    const received = () =>
-      this.#emit({ type: "location_received", by: caller.role, at: now, accuracy: fix.accuracy });
-    if (!lookup.ok || !latest) received();
-    if (!lookup.ok) {
-      // A failure of ours, never "no PSAP nearby": counselors hear it at once, the 30 s clock runs on.
-      if (latest) {
-        this.#noLocation(live.record, "lookup_failed", "system", at);
-        // Only slow (timed out, still running): if it answers after all, both sockets get its PSAPs.
-        if (lookup.late) this.ctx.waitUntil(this.#deliverLate(lookup.late, location, turn));
-      }
-      return failure(lookup.problem);
-    }
-    const result = resultOf(lookup.found, at);
-    // A newer fix is being looked up: its result is the one delivered.
-    if (latest) this.#deliver(live.record, { location, result, at, late: false }, received);
-    return success(result);
-  }
-
-  /** The check becomes the latest (one still being looked up no longer records): told, stored, emitted. */
-  #recordCheck(check: StoredCheck, by: SessionFact["by"]): void {
-    this.#lookups.next("check");
-    if (!this.#apply({ type: "checked", at: check.at, check }, (next) => this.#tell.check(next))) return;
-    const area = check.result?.area ?? null;
-    this.#emit({ type: "location_checked", by, at: check.at, outcome: check.outcome, area });
-  }
-
-  /** A timed-out lookup that answered after all: delivered if its SOS and fix are still the current ones. */
-  async #deliverLate(late: Promise<PsapLookupResult | null>, location: ReportedLocation, turn: LookupTurn) {
-    const found = await late;
-    if (!found) return;
-    const at = Date.now();
-    const record = this.#runDueDeadlines(at);
-    if (!record || !this.#lookups.isSameSos(turn, record.state) || !this.#lookups.isLatestFix(turn)) return;
-    this.#deliver(record, { location, result: resultOf(found, at), at, late: true });
-  }
-
-  /**
-   * The fix and its PSAPs become the session's latest: sent to every socket first (a write would hold
-   * the messages until it is stored), then stored and emitted (`beforeEvents` first).
-   */
-  #deliver(record: SessionRecord, fix: Delivery, beforeEvents?: () => void): void {
-    const { location, result, at, late } = fix;
-    // The state machine calls this before it stores; where it refuses the fix, the results still go.
-    const send = (located: SessionRecord) => this.#tell.results(located);
-    if (!this.#apply({ type: "located", at, location, result }, send)) send(record);
-    beforeEvents?.();
-    this.#emit({ type: "psaps_delivered", by: "system", at, result, late });
-  }
 
   /** No fix is coming for this SOS (the patient's reason, our lookup failed, or the 30 s clock): counselors hear why. */
   #noLocation(record: SessionRecord, reason: CounselorUnavailableReason, by: SessionFact["by"], at: number) {
