@@ -34,14 +34,13 @@ export function servesWhatWasAsked(loaded: string | null, demo: boolean): boolea
 }
 
 /** The code that turns the bundle into an index: what it imports and how it indexes and ranks. */
-const IMPORT_CODE_DIRS = [
+export const IMPORT_CODE_DIRS = [
   "data/import",
   "data/index",
   "data/bundle",
   "data/directory",
   "data/overrides",
-  "src/psap",
-  "src/contacts",
+  "lib",
 ];
 
 /**

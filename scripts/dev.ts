@@ -168,19 +168,18 @@ async function buildIfMissing(assets: string | undefined): Promise<void> {
 }
 
 /** The contact directory's coverage (GET /v1/admin/psaps/coverage), or null when it cannot be read. */
-export async function phoneCoverage(
-  url: string,
-  adminToken: string,
-): Promise<{ psaps: number; with_phone: number } | null> {
+export async function phoneCoverage(url: string, adminToken: string): Promise<BannerFacts["phones"]> {
   try {
     const res = await fetch(`${url}/v1/admin/psaps/coverage`, {
       headers: { Authorization: `Bearer ${adminToken}` },
       signal: AbortSignal.timeout(30_000),
     });
     if (!res.ok) return null;
-    const body = (await res.json()) as { psaps?: unknown; with_phone?: unknown };
-    return typeof body.psaps === "number" && typeof body.with_phone === "number"
-      ? { psaps: body.psaps, with_phone: body.with_phone }
+    const body = (await res.json()) as { psaps?: unknown; with_phone?: unknown; with_24x7?: unknown };
+    return typeof body.psaps === "number" &&
+      typeof body.with_phone === "number" &&
+      typeof body.with_24x7 === "number"
+      ? { psaps: body.psaps, with_phone: body.with_phone, with_24x7: body.with_24x7 }
       : null;
   } catch {
     return null;
@@ -191,7 +190,8 @@ export interface BannerFacts {
   url: string;
   demo: DemoPlatform;
   psapData: { dataVersion: string; psaps: number } | null;
-  phones: { psaps: number; with_phone: number } | null;
+  /** PSAPs, those with any line, those with a 24/7 line (emergency or dispatch): the coverage route's. */
+  phones: { psaps: number; with_phone: number; with_24x7: number } | null;
   links: [string, string][];
   seconds: number;
 }
@@ -202,8 +202,8 @@ export function phoneLine(phones: BannerFacts["phones"]): string {
   const share = phones.psaps === 0 ? 0 : (100 * phones.with_phone) / phones.psaps;
   const figure = `${phones.with_phone.toLocaleString("en-US")} of ${phones.psaps.toLocaleString("en-US")} centres (${share.toFixed(share > 0 && share < 1 ? 1 : 0)} %)`;
   return phones.with_phone === 0
-    ? `no numbers on file, ${figure}: load the directory (data/README.md, "Contact directory")`
-    : `${figure} have a number on file`;
+    ? `no numbers on file, ${figure}: import the PSAP directory (data/README.md, "Lines")`
+    : `${figure} have a number on file, ${phones.with_24x7.toLocaleString("en-US")} a 24/7 line`;
 }
 
 /** The banner `npm run dev` prints once the server answers. */

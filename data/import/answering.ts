@@ -180,9 +180,13 @@ function servedByEach(ctx: Context, centres: Centres): { places: SetMap; countie
   for (const p of ctx.psaps) {
     const o = ctx.overrides.get(p.id);
     const memberOf = ctx.members.byPsap.get(p.id);
-    if (memberOf) {
-      for (const g of memberOf) places.add2(p.id, g);
-    } else {
+    // A member list names the communities a centre took over; its own municipality, which its rules give
+    // it and no member row gives to another, stays its own (a consolidated centre hosted by a village
+    // answers there too, listed or not).
+    const host = memberOf ? ctx.linkOf(p.id).municipality?.geoid : undefined;
+    const keepsHost = (g: string) => g === host && !ctx.members.byPlace.has(g);
+    if (memberOf) for (const g of memberOf) places.add2(p.id, g);
+    if (!memberOf || (host && (p.jurisdiction === "municipal" || p.jurisdiction === "regional"))) {
       servedBy(
         p.jurisdiction,
         p,
@@ -190,8 +194,8 @@ function servedByEach(ctx: Context, centres: Centres): { places: SetMap; countie
         { ownCentre: centres.ownCentre, standIn: centres.standIn(p.id) },
         ctx.places,
         ctx.counties,
-        (g) => places.add2(p.id, g),
-        (f) => counties.add2(p.id, f),
+        (g) => (!memberOf || keepsHost(g) ? places.add2(p.id, g) : undefined),
+        (f) => (!memberOf ? counties.add2(p.id, f) : undefined),
       );
     }
     if (o?.servedPlaces) places.set(p.id, new Set(o.servedPlaces.map((g) => ctx.places.canonical(g))));

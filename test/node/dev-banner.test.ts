@@ -9,6 +9,7 @@ import {
   bundleFingerprint,
   bundleIndexIsStale,
   DEMO_DATA_VERSION,
+  IMPORT_CODE_DIRS,
   servesWhatWasAsked,
 } from "../../scripts/dev-psap-data.ts";
 import { ROOT } from "../../scripts/dev-run.ts";
@@ -26,17 +27,17 @@ describe("the banner", () => {
   it("says when no centre has a number on file, with the coverage figure and what to do", () => {
     const text = banner(FACTS);
     expect(text).toContain(
-      'Phone numbers      no numbers on file, 0 of 6,542 centres (0 %): load the directory (data/README.md, "Contact directory")',
+      'Phone numbers      no numbers on file, 0 of 6,542 centres (0 %): import the PSAP directory (data/README.md, "Lines")',
     );
     expect(text).toContain("(ready in 21.4 s)");
   });
 
   it("gives the share of centres with a number once some are on file, and says so when it cannot tell", () => {
-    expect(phoneLine({ psaps: 6542, with_phone: 3 })).toBe(
-      "3 of 6,542 centres (0.0 %) have a number on file",
+    expect(phoneLine({ psaps: 6542, with_phone: 3, with_24x7: 1 })).toBe(
+      "3 of 6,542 centres (0.0 %) have a number on file, 1 a 24/7 line",
     );
-    expect(phoneLine({ psaps: 6542, with_phone: 1308 })).toBe(
-      "1,308 of 6,542 centres (20 %) have a number on file",
+    expect(phoneLine({ psaps: 6542, with_phone: 1308, with_24x7: 1200 })).toBe(
+      "1,308 of 6,542 centres (20 %) have a number on file, 1,200 a 24/7 line",
     );
     expect(phoneLine(null)).toBe("unknown (the coverage route did not answer)");
   });
@@ -86,19 +87,21 @@ describe("an index npm run dev made from the bundle", () => {
     expect(bundleIndexIsStale(DEMO_DATA_VERSION, "aaaa", "bbbb")).toBe(false);
   });
 
-  it("is fingerprinted by the bundle's files and the import code", () => {
+  it("is fingerprinted by the bundle's files, the import code and the shipped directory", () => {
     const copy = mkdtempSync(join(tmpdir(), "bundle-fingerprint-"));
     try {
-      for (const dir of ["data/import", "data/index", "data/bundle", "src/psap"])
-        cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
+      for (const dir of IMPORT_CODE_DIRS) cpSync(join(ROOT, dir), join(copy, dir), { recursive: true });
       const before = bundleFingerprint(copy);
       expect(before).toMatch(/^[0-9a-f]{16}$/);
       expect(bundleFingerprint(copy)).toBe(before);
-      appendFileSync(join(copy, "src/psap/rank.ts"), "\n// a ranking change\n");
+      appendFileSync(join(copy, "lib/psap-index/format.ts"), "\n// an index format change\n");
       const afterCode = bundleFingerprint(copy);
       expect(afterCode).not.toBe(before);
+      appendFileSync(join(copy, "data/directory/areas.csv"), "\n");
+      const afterDirectory = bundleFingerprint(copy);
+      expect(afterDirectory).not.toBe(afterCode);
       appendFileSync(join(copy, "data/bundle/census-places-2019-100m.topojson.gz"), "x");
-      expect(bundleFingerprint(copy)).not.toBe(afterCode);
+      expect(bundleFingerprint(copy)).not.toBe(afterDirectory);
     } finally {
       rmSync(copy, { recursive: true, force: true });
     }

@@ -127,9 +127,9 @@ describe("npm run dev", () => {
       expect(output.split("has access to the following bindings:")).toHaveLength(2);
       expect(output.split("env.SESSIONS (SessionObject)")).toHaveLength(2);
       expect(output.indexOf("env.SESSIONS (SessionObject)")).toBeLessThan(output.indexOf(READY_BANNER));
-      // The phone-number note with the coverage figure (the registry has none).
+      // The phone-number note with the coverage figure: the shipped directory's lines.
       expect(output).toMatch(
-        /Phone numbers\s+no numbers on file, 0 of 6,542 centres \(0 %\): load the directory/,
+        /Phone numbers\s+[1-9][\d,]* of 6,542 centres \([\d.]+ %\) have a number on file, [1-9][\d,]* a 24\/7 line/,
       );
       if (jwks.status === 200) {
         // The worker read the JSON signing key from .dev.vars intact: it publishes that key's kid.
@@ -164,7 +164,7 @@ describe("npm run dev", () => {
       // A fresh local index gets the real registry with city limits and towns (data/bundle) and the
       // shipped operator files, named in the banner.
       expect(output).toMatch(
-        /PSAP data\s+FCC Master PSAP Registry v2\.295 \(2026-02-06\) \+ psap-overrides\.csv \+ member-towns\.csv \+ Census places \(census-places-2019-100m\.topojson\.gz\) \+ towns \(town-boundaries-100m\.topojson\.gz\): 6542 PSAPs/,
+        /PSAP data\s+FCC Master PSAP Registry v2\.295 \(2026-02-06\) \+ tribal-lands-2011-100m\.topojson\.gz \+ national-parks-2020-100m\.topojson\.gz \+ psap-overrides\.csv \+ PSAP directory \+ Census places \(census-places-2019-100m\.topojson\.gz\) \+ towns \(town-boundaries-100m\.topojson\.gz\): 6542 PSAPs/,
       );
       expect(output).toContain(
         "npm run psap:import -- ../shared/psap-data/fcc_master_psap_registry_v2.295.csv",

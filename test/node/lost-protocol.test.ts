@@ -163,11 +163,27 @@ describe.skipIf(xmllintMissing() !== null)("what this server answers, against RF
   beforeAll(() => {
     const withPhone = psap("8927", 41.5, -87.5);
     withPhone.phone = "+17085551234";
+    withPhone.phone_kind = "dispatch";
+    const line = {
+      kind: "dispatch" as const,
+      label: "Non-emergency, answered by dispatch 24/7",
+      source: "https://www.example.gov/southland",
+      checked_on: "2026-11-28",
+      origin: "directory" as const,
+    };
+    withPhone.lines = [{ phone: "+17085551234", ...line }];
     withPhone.state = "IL";
     withPhone.name = "Southland Dispatch Center";
+    // A centre with only a business line: LoST gives it no uri (it may ring out at night).
+    const businessOnly = psap("8928", 41.9, -87.9);
+    businessOnly.state = "IL";
+    businessOnly.name = "Business Line Only Center";
+    businessOnly.lines = [
+      { phone: "+17085550199", ...line, kind: "administrative", label: "Business office" },
+    ];
     const dataset: PsapDataset = {
       dataVersion: "lost-test",
-      psaps: [withPhone],
+      psaps: [withPhone, businessOnly],
       areas: [
         {
           kind: "county",
@@ -184,6 +200,22 @@ describe.skipIf(xmllintMissing() !== null)("what this server answers, against RF
             ],
           ],
           psapIds: ["8927"],
+        },
+        {
+          kind: "city",
+          id: "1799999",
+          name: "Business Town",
+          state: "IL",
+          rings: [
+            [
+              [-87.95, 41.85],
+              [-87.85, 41.85],
+              [-87.85, 41.95],
+              [-87.95, 41.95],
+              [-87.95, 41.85],
+            ],
+          ],
+          psapIds: ["8928"],
         },
       ],
     };
@@ -219,6 +251,16 @@ describe.skipIf(xmllintMissing() !== null)("what this server answers, against RF
         findServiceResponse({ source: "sos.example.org", mapping: sip, locationId: "loc1" }),
       ),
     ).toEqual([]);
+  });
+
+  it("gives no uri for a centre with only a business line: an emergency call is never routed to one", async () => {
+    const now = Date.parse("2026-11-27T10:00:00Z");
+    const mapping = await answerFindService(store, request({ latitude: 41.9, longitude: -87.9 }), {
+      now,
+      sipDomain: "gw.example.org",
+    });
+    expect(mapping.displayName).toBe("Business Line Only Center (IL)");
+    expect(mapping.uris).toEqual([]);
   });
 
   it("maps counseling to the country's crisis line: tel:988 in the US, the Samaritans with their country code in London", async () => {

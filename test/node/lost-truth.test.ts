@@ -68,8 +68,10 @@ describe.skipIf(missing !== null)(
           });
           xml = findServiceResponse({ source: "sos.example.org", mapping, locationId: request.locationId });
           const expected = first ? `${first.name} (${first.state})` : "(notFound)";
-          const expectedUris = first?.phone
-            ? [`tel:${first.phone}`, `sip:${first.phone}@gw.example.org;user=phone`]
+          // LoST routes only to a line answered around the clock, never to a business line.
+          const line = first?.lines.find((l) => l.kind === "emergency" || l.kind === "dispatch");
+          const expectedUris = line
+            ? [`tel:${line.phone}`, `sip:${line.phone}@gw.example.org;user=phone`]
             : [];
           if (
             mapping.displayName !== expected ||

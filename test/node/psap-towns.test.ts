@@ -289,10 +289,15 @@ describe("the shipped operator files", () => {
     const shipped = await runCli([...inputs, "--dry-run"], target);
     expect(shipped.code).toBe(0);
     expect(shipped.output).toMatch(/data\/overrides\/psap-overrides\.csv \(overrides\)/);
-    expect(shipped.output).toMatch(/data\/overrides\/member-towns\.csv \(member-towns\)/);
+    expect(shipped.output).toMatch(/data\/directory\/members\/MA\.csv \(member-towns\)/);
+    expect(shipped.output).toMatch(/data\/directory\/lines\/IL\.csv \(directory-lines\)/);
+    expect(shipped.output).toMatch(/data\/directory\/areas\.csv \(area-links\)/);
+    const noDirectory = await runCli([...inputs, "--dry-run", "--no-directory"], target);
+    expect(noDirectory.output).toMatch(/data\/overrides\/psap-overrides\.csv \(overrides\)/);
+    expect(noDirectory.output).not.toMatch(/data\/directory\//);
     const without = await runCli([...inputs, "--dry-run", "--no-shipped-overrides"], target);
-    expect(without.output).not.toMatch(/data\/overrides\//);
+    expect(without.output).not.toMatch(/data\/(overrides|directory)\//);
     const demo = await runCli(["--demo", "--dry-run"], target);
-    expect(demo.output).not.toMatch(/data\/overrides\//);
+    expect(demo.output).not.toMatch(/data\/(overrides|directory)\//);
   });
 });
