@@ -9,42 +9,58 @@ import { ROOT, warn } from "./dev-run.ts";
 const RENEW_MS = IMPORT_MARKER_TTL_MS / 3;
 
 export interface ImportMark {
-  /** Deletes the marker: the import ended (the index is in, or it failed and nothing is coming). Never throws. */
-  done(): Promise<void>;
+  /**
+   * Deletes the marker: the import ended (the index is in, or it failed and nothing is coming). Through
+   * `store` when one is open, else one opened for it. Never throws.
+   */
+  done(store?: LocalKvTarget): Promise<void>;
+}
+
+export interface MarkOptions {
+  /** An open store for the first write (the caller closes it); else one is opened for it. */
+  store?: LocalKvTarget;
+  renewMs?: number;
 }
 
 /**
  * Marks an import of the store `wrangler dev` reads (`persistTo`: its --persist-to) as under way. Each
- * write opens the store, writes and lets it go: the import writes to the same files meanwhile. Never
+ * renewal opens the store, writes and lets it go: the import writes to the same files meanwhile. Never
  * throws: without the marker a lookup says less, but the import goes on.
  */
 export async function markImportRunning(
   persistTo: string | undefined,
-  renewMs: number = RENEW_MS,
+  { store, renewMs = RENEW_MS }: MarkOptions = {},
 ): Promise<ImportMark> {
   const startedAt = Date.now();
-  const write = () =>
-    withStore(persistTo, (store) =>
-      store.putMany([[IMPORT_MARKER_KEY, JSON.stringify(importMarker(startedAt, Date.now()))]]),
+  const write = (open?: LocalKvTarget) =>
+    withStore(persistTo, open, (target) =>
+      target.putMany([[IMPORT_MARKER_KEY, JSON.stringify(importMarker(startedAt, Date.now()))]]),
     ).catch((error: unknown) => warn(`could not mark the PSAP import as running: ${String(error)}`));
-  await write();
+  await write(store);
   let renewing = Promise.resolve();
   const timer = setInterval(() => {
     renewing = write();
   }, renewMs);
   timer.unref();
   return {
-    async done() {
+    async done(open) {
       clearInterval(timer);
       await renewing;
-      await withStore(persistTo, (store) => store.deleteMany([IMPORT_MARKER_KEY])).catch((error: unknown) =>
-        warn(`could not clear the PSAP import marker (it lapses by itself): ${String(error)}`),
+      await withStore(persistTo, open, (target) => target.deleteMany([IMPORT_MARKER_KEY])).catch(
+        (error: unknown) =>
+          warn(`could not clear the PSAP import marker (it lapses by itself): ${String(error)}`),
       );
     },
   };
 }
 
-async function withStore(persistTo: string | undefined, use: (store: LocalKvTarget) => Promise<void>) {
+/** Runs `use` on `open`, or on a store opened for it and let go after. */
+async function withStore(
+  persistTo: string | undefined,
+  open: LocalKvTarget | undefined,
+  use: (store: LocalKvTarget) => Promise<void>,
+): Promise<void> {
+  if (open) return use(open);
   const store = new LocalKvTarget({ cwd: ROOT, persistTo });
   try {
     await use(store);

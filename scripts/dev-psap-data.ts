@@ -87,9 +87,20 @@ export async function loadPsapData(
   demo: boolean,
 ): Promise<LoadedPsapData | null> {
   const store = new LocalKvTarget({ cwd: ROOT, persistTo });
-  const current = await readCurrentManifest(store)
-    .catch(() => null)
-    .finally(() => store.close());
+  try {
+    return await loadInto(store, persistTo, demo);
+  } finally {
+    await store.close();
+  }
+}
+
+/** What loadPsapData does, with the local store it reads (opened on use, let go while the import runs). */
+async function loadInto(
+  store: LocalKvTarget,
+  persistTo: string | undefined,
+  demo: boolean,
+): Promise<LoadedPsapData | null> {
+  const current = await readCurrentManifest(store).catch(() => null);
   // The browser tests serve the bundle without the directory (SOS_DEV_DIRECTORY=off), so that every line
   // they show is one they set: the directory's rows change as centres are checked, their cases must not.
   const withDirectory = process.env.SOS_DEV_DIRECTORY !== "off";
@@ -105,20 +116,24 @@ export async function loadPsapData(
   log(`loading ${what}${current ? ` in place of ${current.data_version}${why}` : ""}`);
   const cli = join(ROOT, "data/import/cli.ts");
   const inputs = demo ? ["--demo"] : bundlePaths();
-  // Until it ends, a lookup says the data is still loading (src/psap-import-marker.ts).
-  const mark = await markImportRunning(persistTo);
+  // Until it ends, a lookup says the data is still loading (src/psap-import-marker.ts). Written and
+  // cleared through this store, which is open then anyway: no other local runtime to start for it.
+  const mark = await markImportRunning(persistTo, { store });
+  await store.close();
   const { code, output } = await runNode([
     ...IMPORT_NODE_FLAGS,
     cli,
     ...inputs,
     ...(withDirectory ? [] : ["--no-directory"]),
     ...(persistTo === undefined ? [] : ["--persist-to", persistTo]),
-  ]).finally(() => mark.done());
+  ]);
   if (code !== 0) {
+    await mark.done(store);
     warn(`loading ${what} failed (exit code ${code}):\n${output.trim()}`);
     return null;
   }
   if (fingerprint !== null) writeFileSync(fingerprintFile(persistTo), `${fingerprint}\n`);
-  const manifest = await readCurrentManifest(store).finally(() => store.close());
+  const manifest = await readCurrentManifest(store);
+  await mark.done(store);
   return manifest ? { dataVersion: manifest.data_version, psaps: manifest.psaps } : null;
 }

@@ -26,7 +26,7 @@ async function read(): Promise<{ marker: string | null; underWay: boolean }> {
 describe("npm run dev's import marker", () => {
   it("marks the import as under way from before it starts, renews it, and clears it when it ends", async () => {
     expect((await read()).underWay).toBe(false);
-    const mark = await markImportRunning(persistTo, 500);
+    const mark = await markImportRunning(persistTo, { renewMs: 500 });
     const first = await read();
     expect(first.underWay).toBe(true);
     // Renewed: the marker's `until` moves on while the import runs.
@@ -35,5 +35,17 @@ describe("npm run dev's import marker", () => {
       .not.toBe(first.marker);
     await mark.done();
     expect(await read()).toEqual({ marker: null, underWay: false });
+  }, 60_000);
+
+  it("writes and clears it through a store the caller holds open, and leaves that store usable", async () => {
+    const store = new LocalKvTarget({ cwd: ROOT, persistTo });
+    try {
+      const mark = await markImportRunning(persistTo, { store });
+      expect(await importUnderWay(store)).toBe(true);
+      await mark.done(store);
+      expect(await store.get(IMPORT_MARKER_KEY)).toBeNull();
+    } finally {
+      await store.close();
+    }
   }, 60_000);
 });

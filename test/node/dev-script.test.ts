@@ -61,7 +61,8 @@ async function runDev(
     keys: first.status === 200 ? ((await first.json()) as { keys: { kid: string }[] }).keys : null,
   };
   await atFirstAnswer?.(`http://127.0.0.1:${port}`);
-  await waitForOutput(running, "Demo API key", 30_000);
+  // The banner waits for the PSAP data: on a fresh state, the import's end (a minute or more when busy).
+  await waitForOutput(running, "Demo API key", 200_000);
   const output = running.output();
   await running.stop();
   return { output, port, jwks };
