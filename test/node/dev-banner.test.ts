@@ -18,7 +18,7 @@ const FACTS: BannerFacts = {
   url: "http://127.0.0.1:8787",
   demo: { platformId: "plt_demo1", apiKey: "sk_live_abc" },
   psapData: { dataVersion: "FCC Master PSAP Registry v2.295 (2026-02-06)", psaps: 6542 },
-  phones: { psaps: 6542, with_phone: 0 },
+  phones: { psaps: 6542, with_phone: 0, with_24x7: 0 },
   links: [["Counselor console", "http://127.0.0.1:8787/demo/counselor.html"]],
   seconds: 21.44,
 };
