@@ -16,6 +16,7 @@ import { buildIndex } from "../data/index/build.ts";
 import { MemoryPsapStore } from "../data/index/memory-store.ts";
 import { lookupPsaps } from "../src/answer/lookup.ts";
 import { resetPsapLookupCache } from "../src/psap/lookup.ts";
+import { table } from "./markdown.ts";
 
 interface City {
   name: string;
@@ -66,8 +67,16 @@ async function peopleServed(): Promise<{ total: People; byState: Record<string, 
 const pct = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)} %` : "-");
 const millions = (n: number) => `${(n / 1e6).toFixed(1)} M`;
 
-function stateRow(state: string, c: CoverageCounts, p: People | undefined): string {
-  return `| ${state} | ${c.psaps} | ${c.with_phone} (${pct(c.with_phone, c.psaps)}) | ${c.with_24x7} (${pct(c.with_24x7, c.psaps)}) | ${c.stale} | ${p ? pct(p.withLine, p.people) : "-"} | ${p ? pct(p.with24x7, p.people) : "-"} |`;
+function stateRow(state: string, c: CoverageCounts, p: People | undefined): string[] {
+  return [
+    state,
+    String(c.psaps),
+    `${c.with_phone} (${pct(c.with_phone, c.psaps)})`,
+    `${c.with_24x7} (${pct(c.with_24x7, c.psaps)})`,
+    String(c.stale),
+    p ? pct(p.withLine, p.people) : "-",
+    p ? pct(p.with24x7, p.people) : "-",
+  ];
 }
 
 async function main(): Promise<void> {
@@ -89,12 +98,24 @@ async function main(): Promise<void> {
     "",
     ...summary,
     "",
-    "| state | primary PSAPs | with a line | with a 24/7 line | stale | people: first PSAP with a line | with a 24/7 line |",
-    "| --- | --- | --- | --- | --- | --- | --- |",
-    stateRow("all", t, people.total),
-    ...Object.entries(coverage.byState)
-      .sort((a, b) => b[1].psaps - a[1].psaps || a[0].localeCompare(b[0]))
-      .map(([state, c]) => stateRow(state, c, people.byState[state])),
+    // Aligned as the formatter (Biome) writes Markdown tables: a generated file is checked like the rest.
+    table(
+      [
+        "state",
+        "primary PSAPs",
+        "with a line",
+        "with a 24/7 line",
+        "stale",
+        "people: first PSAP with a line",
+        "with a 24/7 line",
+      ],
+      [
+        stateRow("all", t, people.total),
+        ...Object.entries(coverage.byState)
+          .sort((a, b) => b[1].psaps - a[1].psaps || a[0].localeCompare(b[0]))
+          .map(([state, c]) => stateRow(state, c, people.byState[state])),
+      ],
+    ),
     "",
   ];
   writeFileSync(join(DIRECTORY_DIR, "COVERAGE.md"), lines.join("\n"));
