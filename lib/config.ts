@@ -110,8 +110,10 @@ export const PSAP_LIMITS = {
 } as const;
 
 export const CONTACT_LIMITS = {
-  /** Lookups see a contact change within this (the contract (docs/contract.md) allows 60 s). */
+  /** Lookups read the operator's lines again once their cached copy is this old... */
   cacheMs: 30_000,
+  /** ...so that a change reaches every lookup within this (docs/contract.md, section 2). */
+  changeVisibleWithinMs: 60_000,
   /** Lengths of a contact's source and note. */
   maxSourceLength: 200,
   maxNoteLength: 500,

@@ -100,10 +100,12 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
   let memberRows = 0;
   const members = new Set<string>();
   for (const path of csvFiles(join(dir, "members"))) {
-    const { rows, report } = readMemberTowns(path, readFileSync(path, "utf8"));
-    for (const d of report.dropped) errors.push(`${where(path, d.line)}: ${d.reason}`);
+    // Read and parsed once: the reader takes the table, and the rows' days are read from it by line.
     const table = parseCsv(readFileSync(path, "utf8"));
+    const { rows, report } = readMemberTowns(path, table);
+    for (const d of report.dropped) errors.push(`${where(path, d.line)}: ${d.reason}`);
     const dateAt = table.header.indexOf("checked_on");
+    const fieldsAt = new Map(table.rows.map((r) => [r.line, r.fields]));
     for (const row of rows) {
       memberRows++;
       const at = where(path, row.line);
@@ -113,7 +115,7 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
         `${row.psapId} ${row.state} ${row.county} ${row.municipality} ${row.geoid ?? ""}`.toLowerCase();
       if (members.has(key)) errors.push(`${at}: duplicate member row`);
       members.add(key);
-      const day = table.rows.find((r) => r.line === row.line)?.fields[dateAt]?.trim() ?? "";
+      const day = fieldsAt.get(row.line)?.[dateAt]?.trim() ?? "";
       if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) errors.push(`${at}: checked_on must be a day (YYYY-MM-DD)`);
       else if (isStale({ checked_on: day }, now)) flags.push(`${at}: stale: read on ${day}`);
     }

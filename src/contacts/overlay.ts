@@ -2,7 +2,7 @@
 // an isolate cache of CONTACT_LIMITS.cacheMs. A cache older than that is never served while a read can
 // succeed: the lookup waits for the fresh copy, so a corrected or deleted number reaches the next counselor
 // within the 60 s the contract allows, even on a server that was quiet for longer. Only when D1 cannot be
-// read is a copy served that is at most `maxStaleMs` old (a failure of ours must not drop a number that is
+// read is a copy served that is younger than CONTACT_LIMITS.changeVisibleWithinMs (a failure of ours must not drop a number that is
 // right); older than that, the imported lines alone are served and the next lookup tries again.
 
 import { CONTACT_LIMITS } from "../../lib/config.ts";
@@ -25,9 +25,6 @@ export interface OperatorContact {
 export interface ContactSource {
   list(): Promise<OperatorContact[]>;
 }
-
-/** A stale copy is served only while D1 fails, and only this long after it was read. */
-const maxStaleMs = 60_000 - CONTACT_LIMITS.cacheMs;
 
 /** What an operator's line is called, by its kind (the admin API takes no label). */
 const OPERATOR_LABELS: Readonly<Record<PhoneKind, string>> = {
@@ -78,7 +75,8 @@ export function currentContacts(source: ContactSource): ContactNumbers | Promise
   }
   const last = cached;
   return refreshing.catch((error: unknown) => {
-    const usable = last && Date.now() - last.readAt < CONTACT_LIMITS.cacheMs + maxStaleMs;
+    // A copy is served only while D1 fails, and only within the 60 s the contract gives a change.
+    const usable = last && Date.now() - last.readAt < CONTACT_LIMITS.changeVisibleWithinMs;
     console.error(
       `contact directory unreadable (${usable ? "serving the copy read moments ago" : "serving imported lines only"}): ${errorName(error)}`,
     );
