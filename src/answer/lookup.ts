@@ -62,7 +62,8 @@ export async function lookupPsaps(
     psaps: numbers && numbers.size > 0 ? withContacts(ranked.psaps, numbers) : ranked.psaps,
     area,
     emergency: emergencyNumbersAt(area),
-    ...about,
+    data_version: ranked.data_version,
+    data_updated_at: ranked.data_updated_at,
   };
   if (ranked.psaps.length === 0) result.reason = "outside_coverage";
   return result;

@@ -187,23 +187,34 @@ export async function rankFix(store: PsapIndexStore, query: PsapQuery, wanted: n
   const { manifest } = pointer;
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const tolerance = toleranceKm(query.accuracy, PSAP_LIMITS.minBorderToleranceM, manifest.max_tolerance_km);
-  const about = {
-    toleranceKm: tolerance,
-    data_version: manifest.data_version,
-    data_updated_at: manifest.created_at,
-  };
   const located = pointer.tree.locate(lat, lon);
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
+  // Every field written out, no spread: a hot lookup builds one object of one shape here.
   if (located.kind === "empty")
-    return { covered: false, psaps: [], place: null, county: null, nearCounty: null, ...about };
+    return {
+      covered: false,
+      psaps: [],
+      place: null,
+      county: null,
+      nearCounty: null,
+      toleranceKm: tolerance,
+      data_version: manifest.data_version,
+      data_updated_at: manifest.created_at,
+    };
   const key = located.key;
   const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
   const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
   try {
+    const ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
     return {
       covered: true,
-      ...rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km),
-      ...about,
+      psaps: ranked.psaps,
+      place: ranked.place,
+      county: ranked.county,
+      nearCounty: ranked.nearCounty,
+      toleranceKm: tolerance,
+      data_version: manifest.data_version,
+      data_updated_at: manifest.created_at,
     };
   } catch (cause) {
     // Rings are decoded when a fix first comes near them: a corrupt one shows up here. Forget the

@@ -30,6 +30,7 @@ import {
 import { areaLevel, decodeRingsAt, INSIDE, OUTSIDE } from "../../lib/psap-index/geometry.ts";
 import type { PsapMatch, PsapRecord } from "../../sdk/src/protocol.ts";
 import { gridCellOf, type RankableEntry } from "./decode.ts";
+import { IntList } from "./int-list.ts";
 
 /** An area that holds the fix, as the result's `area` names it. */
 export interface NamedArea {
@@ -111,7 +112,7 @@ export function rankEntry(
   // NO_PART for the others.
   const partOf = scratch.partOf;
   const touched = TOUCHED;
-  touched.length = 0;
+  touched.clear();
   // The scratch buffers are shared by every lookup of the isolate: leave them as found, also when a
   // ring turns out corrupt halfway through the areas (a mark left behind would hide its PSAP from the
   // area groups and the nearest group of every later lookup that reads the same index).
@@ -122,7 +123,7 @@ export function rankEntry(
     if (limit > 0) rankInto(entry, scratch, touched, limit, maxDistanceKm, lat, lon, out);
     return { psaps: out, place: found.place, county: found.county, nearCounty: found.nearCounty };
   } finally {
-    for (const m of touched) partOf[m] = NO_PART;
+    for (let k = 0; k < touched.size; k++) partOf[touched.items[k] as number] = NO_PART;
   }
 }
 
@@ -145,7 +146,7 @@ function reachedAreas(entry: RankableEntry, lat: number, lon: number, toleranceK
   let community: NamedArea | null = null;
   let nearCounties = 0;
   const reached = REACHED;
-  reached.length = 0;
+  reached.clear();
   const tDeg = toleranceKm / KM_PER_DEGREE;
   const cosLat = Math.cos((lat * Math.PI) / 180);
   const cell = gridCellOf(entry.grid, lat, lon);
@@ -173,7 +174,8 @@ function reachedAreas(entry: RankableEntry, lat: number, lon: number, toleranceK
     } else if (kind === AREA_COUNTY && nearCounties++ === 0) {
       found.nearCounty = named(entry, a);
     }
-    reached.push(a, level);
+    reached.push(a);
+    reached.push(level);
   }
   found.place ??= town ?? community;
   if (found.county !== null || nearCounties !== 1) found.nearCounty = null;
@@ -181,9 +183,9 @@ function reachedAreas(entry: RankableEntry, lat: number, lon: number, toleranceK
 }
 
 /** Marks each member of a reached area with its best part; a town's are left out where a city answers. */
-function markMembers(entry: RankableEntry, partOf: Uint8Array, touched: number[], insideCity: boolean): void {
-  const reached = REACHED;
-  for (let r = 0; r < reached.length; r += 2) {
+function markMembers(entry: RankableEntry, partOf: Uint8Array, touched: IntList, insideCity: boolean): void {
+  const reached = REACHED.items;
+  for (let r = 0; r < REACHED.size; r += 2) {
     const a = reached[r] as number;
     const level = reached[r + 1] as number;
     const kind = entry.areaKind[a] as AreaKindCode;
@@ -220,23 +222,23 @@ function scratchFor(size: number): Scratch {
 
 // Lists reused by every lookup: the ranking runs start to end without awaiting, so one lookup at a
 // time uses them, and a hot lookup allocates little beyond its answer.
-const TOUCHED: number[] = [];
+const TOUCHED = new IntList();
 /** Pairs (area, level) of the areas that reach the fix. */
-const REACHED: number[] = [];
-const PART_LISTS: number[][] = Array.from({ length: PARTS }, () => []);
-/** The part each statewide centre was reached through (its `match`). */
-const STATEWIDE_FROM: number[] = [];
-const PRIMARIES: number[] = [];
-const SECONDARIES: number[] = [];
-const FOLLOWERS: number[] = [];
-const KEPT: number[] = [];
-const BEST: number[] = [];
+const REACHED = new IntList();
+const PART_LISTS: IntList[] = Array.from({ length: PARTS }, () => new IntList());
+/** The part each statewide centre was reached through (its `match`), by PSAP position. */
+const STATEWIDE_FROM = new Map<number, number>();
+const PRIMARIES = new IntList();
+const SECONDARIES = new IntList();
+const FOLLOWERS = new IntList();
+const KEPT = new IntList();
+const BEST = new IntList();
 const PRIMARY_IDS = new Set<string>();
 
 function rankInto(
   entry: RankableEntry,
   scratch: Scratch,
-  touched: readonly number[],
+  touched: IntList,
   limit: number,
   maxDistanceKm: number,
   lat: number,
@@ -248,9 +250,10 @@ function rankInto(
   const lats = entry.latitude;
   const lons = entry.longitude;
   const coss = entry.cosLatitude;
-  for (const list of PART_LISTS) list.length = 0;
-  STATEWIDE_FROM.length = 0;
-  for (const i of touched) {
+  for (const list of PART_LISTS) list.clear();
+  STATEWIDE_FROM.clear();
+  for (let t = 0; t < touched.size; t++) {
+    const i = touched.items[t] as number;
     const d = haversineKmWithCos(lat, lon, cosLat, lats[i] as number, lons[i] as number, coss[i] as number);
     km[i] = d;
     if (d > maxDistanceKm) continue;
@@ -258,14 +261,14 @@ function rankInto(
     // A statewide centre reached through an area that contains the fix: the fix is in its state.
     if (part <= 3 && entry.jurisdiction[i] === STATE_RANK) {
       PART_LISTS[STATEWIDE_PART]?.push(i);
-      STATEWIDE_FROM[i] = part;
+      STATEWIDE_FROM.set(i, part);
     } else PART_LISTS[part]?.push(i);
   }
-  const statewide = PART_LISTS[STATEWIDE_PART] as number[];
-  if (statewide.length > 0) emitStatewide(entry, statewide, km, limit, out);
+  const statewide = PART_LISTS[STATEWIDE_PART] as IntList;
+  if (statewide.size > 0) emitStatewide(entry, statewide, km, limit, out);
   for (let part = 1; part < PART_LISTS.length && out.length < limit; part++) {
-    const members = PART_LISTS[part] as number[];
-    if (members.length === 0) continue;
+    const members = PART_LISTS[part] as IntList;
+    if (members.size === 0) continue;
     emitPart(entry, members, km, limit - out.length, matchOfPart(part), out);
   }
   if (out.length < limit) {
@@ -275,35 +278,37 @@ function rankInto(
     const fromCentre = haversineKm(lat, lon, entry.centre[0] as number, entry.centre[1] as number);
     const wanted = limit - out.length;
     const best = BEST;
-    best.length = 0;
+    best.clear();
     const list = entry.nearest;
-    for (let type = 0; type <= 1 && best.length < wanted; type++) {
+    for (let type = 0; type <= 1 && best.size < wanted; type++) {
       const kept = KEPT;
-      kept.length = 0;
-      const room = wanted - best.length;
+      kept.clear();
+      const room = wanted - best.size;
       for (let k = 0; k < list.length; k++) {
         const i = list[k] as number;
         if (entry.secondary[i] !== type) continue;
         const bound = (entry.nearestBoundM[k] as number) / 1000 - fromCentre;
         if (bound > maxDistanceKm) break;
-        if (kept.length === room && bound > (km[kept[room - 1] as number] as number)) break;
+        if (kept.size === room && bound > (km[kept.items[room - 1] as number] as number)) break;
         // A PSAP an area reached is in an area group, and its distance already known.
         if (partOf[i] !== NO_PART) continue;
         km[i] = haversineKmWithCos(lat, lon, cosLat, lats[i] as number, lons[i] as number, coss[i] as number);
         if ((km[i] as number) > maxDistanceKm) continue;
         // Insert in (distance, id) order, keeping only `room`.
-        let at = kept.length;
-        while (at > 0 && byDistanceThenId(entry, km, i, kept[at - 1] as number) < 0) at--;
+        const held = kept.items;
+        let at = kept.size;
+        while (at > 0 && byDistanceThenId(entry, km, i, held[at - 1] as number) < 0) at--;
         if (at < room) {
-          // Shift the farther ones up by one (no splice: it allocates), dropping the last past `room`.
-          if (kept.length < room) kept.push(i);
-          for (let j = kept.length - 1; j > at; j--) kept[j] = kept[j - 1] as number;
-          kept[at] = i;
+          // Shift the farther ones up by one, dropping the last past `room`.
+          if (kept.size < room) kept.push(i);
+          const moved = kept.items;
+          for (let j = kept.size - 1; j > at; j--) moved[j] = moved[j - 1] as number;
+          moved[at] = i;
         }
       }
-      for (const i of kept) best.push(i);
+      for (let k = 0; k < kept.size; k++) best.push(kept.items[k] as number);
     }
-    for (const i of best) pushRecord(out, entry, i, km, "nearest");
+    for (let k = 0; k < best.size; k++) pushRecord(out, entry, best.items[k] as number, km, "nearest");
   }
 }
 
@@ -317,20 +322,18 @@ function byDistanceThenId(entry: RankableEntry, km: Float64Array, a: number, b: 
 }
 
 /** Removes and returns the first of `list` by (jurisdiction, distance, id). */
-function takeFirst(entry: RankableEntry, km: Float64Array, list: number[]): number {
+function takeFirst(entry: RankableEntry, km: Float64Array, list: IntList): number {
+  const items = list.items;
   let best = 0;
-  for (let k = 1; k < list.length; k++) {
-    const a = list[k] as number;
-    const b = list[best] as number;
+  for (let k = 1; k < list.size; k++) {
+    const a = items[k] as number;
+    const b = items[best] as number;
     const order =
       (entry.jurisdiction[a] as number) - (entry.jurisdiction[b] as number) ||
       byDistanceThenId(entry, km, a, b);
     if (order < 0) best = k;
   }
-  const i = list[best] as number;
-  list[best] = list[list.length - 1] as number;
-  list.pop();
-  return i;
+  return list.swapRemove(best);
 }
 
 /**
@@ -341,7 +344,7 @@ function takeFirst(entry: RankableEntry, km: Float64Array, list: number[]): numb
  */
 function emitPart(
   entry: RankableEntry,
-  members: readonly number[],
+  members: IntList,
   km: Float64Array,
   wanted: number,
   match: PsapMatch,
@@ -349,36 +352,46 @@ function emitPart(
 ): void {
   const primaries = PRIMARIES;
   const secondaries = SECONDARIES;
-  primaries.length = 0;
-  secondaries.length = 0;
-  for (const i of members) (entry.secondary[i] === 0 ? primaries : secondaries).push(i);
+  primaries.clear();
+  secondaries.clear();
+  for (let k = 0; k < members.size; k++) {
+    const i = members.items[k] as number;
+    (entry.secondary[i] === 0 ? primaries : secondaries).push(i);
+  }
   let left = wanted;
-  while (left > 0 && primaries.length > 0) {
+  while (left > 0 && primaries.size > 0) {
     const p = takeFirst(entry, km, primaries);
     pushRecord(out, entry, p, km, match);
     left--;
-    if (secondaries.length === 0) continue;
+    if (secondaries.size === 0) continue;
     const id = (entry.psaps[p] as PsapTuple)[0];
     const followers = FOLLOWERS;
-    followers.length = 0;
-    for (const i of secondaries) if ((entry.psaps[i] as PsapTuple)[8] === id) followers.push(i);
-    while (left > 0 && followers.length > 0) {
+    followers.clear();
+    for (let k = 0; k < secondaries.size; k++) {
+      const i = secondaries.items[k] as number;
+      if ((entry.psaps[i] as PsapTuple)[8] === id) followers.push(i);
+    }
+    while (left > 0 && followers.size > 0) {
       pushRecord(out, entry, takeFirst(entry, km, followers), km, match);
       left--;
     }
   }
-  if (left <= 0 || secondaries.length === 0) return;
+  if (left <= 0 || secondaries.size === 0) return;
   // The secondaries whose primary is not in this part (or who have none), in the same order.
   const primaryIds = PRIMARY_IDS;
   primaryIds.clear();
-  for (const i of members) if (entry.secondary[i] === 0) primaryIds.add((entry.psaps[i] as PsapTuple)[0]);
+  for (let k = 0; k < members.size; k++) {
+    const i = members.items[k] as number;
+    if (entry.secondary[i] === 0) primaryIds.add((entry.psaps[i] as PsapTuple)[0]);
+  }
   const others = FOLLOWERS;
-  others.length = 0;
-  for (const i of secondaries) {
+  others.clear();
+  for (let k = 0; k < secondaries.size; k++) {
+    const i = secondaries.items[k] as number;
     const lead = (entry.psaps[i] as PsapTuple)[8];
     if (lead === null || !primaryIds.has(lead)) others.push(i);
   }
-  while (left > 0 && others.length > 0) {
+  while (left > 0 && others.size > 0) {
     pushRecord(out, entry, takeFirst(entry, km, others), km, match);
     left--;
   }
@@ -390,7 +403,7 @@ function emitPart(
  */
 function emitStatewide(
   entry: RankableEntry,
-  members: readonly number[],
+  members: IntList,
   km: Float64Array,
   limit: number,
   out: PsapRecord[],
@@ -399,8 +412,9 @@ function emitStatewide(
   emitPart(entry, members, km, limit - out.length, "county", out);
   for (let k = start; k < out.length; k++) {
     const record = out[k] as PsapRecord;
-    const i = members.find((m) => (entry.psaps[m] as PsapTuple)[0] === record.id);
-    if (i !== undefined) record.match = matchOfPart(STATEWIDE_FROM[i] as number);
+    for (const [i, part] of STATEWIDE_FROM) {
+      if ((entry.psaps[i] as PsapTuple)[0] === record.id) record.match = matchOfPart(part);
+    }
   }
 }
 
