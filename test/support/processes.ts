@@ -1,5 +1,6 @@
 // Real server processes for tests and benchmarks: each in its own process group, always stopped; free ports.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 
 export interface RunningProcess {
@@ -49,19 +50,41 @@ export function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   }
 }
 
-/** A loopback port nobody listens on right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A loopback port nobody listens on right now, below the system's ephemeral range. The port is
+ * released before the server binds it, and a server starting beside it (wrangler, workerd, a
+ * browser) binds ports of its own with port 0, which the system takes from its ephemeral range:
+ * chosen from there, our port could be handed to one of those in the meantime ("Address already in
+ * use"). Below that range only another caller of this function can take it, one in thousands.
+ */
+export async function freePort(): Promise<number> {
+  const [low, high] = portRange();
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low));
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port between ${low} and ${high} after 50 tries`);
+}
+
+/** [low, high) to choose from: the registered ports below the system's ephemeral range (Linux: 32768). */
+function portRange(): [number, number] {
+  let ephemeralLow = 32_768;
+  try {
+    const first = Number(
+      readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0],
+    );
+    if (Number.isInteger(first) && first > 12_000) ephemeralLow = first;
+  } catch {
+    // not Linux: the IANA ephemeral range starts at 49152, so 32768 stays below it
+  }
+  return [ephemeralLow - 12_000, ephemeralLow];
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === "object" && address !== null
-          ? resolve(address.port)
-          : reject(new Error("no port")),
-      );
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
 
