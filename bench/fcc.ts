@@ -1,5 +1,5 @@
-// Loads the real data (FCC registry CSV, its 2017 JSON export, Census places, town boundaries, and the
-// shipped operator files) through the importer, as `npm run psap:import` does.
+// Loads the real data (FCC registry CSV, its 2017 JSON export, Census places, town boundaries, tribal
+// areas, National Parks, and the shipped operator files) through the importer, as `npm run psap:import` does.
 import { existsSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -15,12 +15,13 @@ export function psapDataDir(flag?: string): string {
 }
 
 /**
- * The registry CSV, the JSON export, the Census places and the town boundaries in `dir` (a folder without
- * town boundaries is read without them), or a message saying what is missing.
+ * The registry CSV, the JSON export, the Census places, the town boundaries and the land areas (tribal
+ * areas, National Parks) in `dir` (a folder without towns or land areas is read without them), or a
+ * message saying what is missing.
  */
 export function fccFiles(
   dir: string,
-): { csv: string; json: string; places: string; towns: string | null } | { missing: string } {
+): { csv: string; json: string; places: string; towns: string | null; land: string[] } | { missing: string } {
   if (!existsSync(dir)) return { missing: `${dir} does not exist` };
   const names = readdirSync(dir);
   const csv =
@@ -29,6 +30,7 @@ export function fccFiles(
     names.find((n) => /psap.*registry.*\.json$/i.test(n)) ?? names.find((n) => n.endsWith(".json"));
   const places = names.find((n) => /census-places.*\.geojson(\.gz)?$/i.test(n));
   const towns = names.find((n) => /town-boundaries.*\.geojson(\.gz)?$/i.test(n));
+  const land = names.filter((n) => /^(tribal-areas|national-parks).*\.geojson(\.gz)?$/i.test(n)).sort();
   if (!csv || !json || !places)
     return { missing: `${dir} holds no registry CSV, JSON export and Census places` };
   return {
@@ -36,14 +38,15 @@ export function fccFiles(
     json: join(dir, json),
     places: join(dir, places),
     towns: towns ? join(dir, towns) : null,
+    land: land.map((n) => join(dir, n)),
   };
 }
 
-/** The FCC data set with Census places, towns and counties at full resolution, exactly as the CLI builds it. */
+/** The FCC data set with Census places, towns, land areas and counties at full resolution, exactly as the CLI builds it. */
 export async function loadFccDataset(dir: string): Promise<PsapDataset> {
   const files = fccFiles(dir);
   if ("missing" in files)
     throw new Error(`FCC data: ${files.missing} (set PSAP_DATA_DIR or pass --data DIR)`);
-  const inputs = [files.csv, files.json, files.places, ...(files.towns ? [files.towns] : [])];
+  const inputs = [files.csv, files.json, files.places, ...(files.towns ? [files.towns] : []), ...files.land];
   return (await prepareImport([...inputs, ...SHIPPED_OPERATOR_FILES])).dataset;
 }
