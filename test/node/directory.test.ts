@@ -1,5 +1,8 @@
 // The PSAP directory as the import reads it: lines (their kinds, numbers as printed, sources and dates),
 // land area links (refused for statistical areas), the order of a centre's lines, and the directory check.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse as parseCsv } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { checkDirectory } from "../../data/directory/check.ts";
 import { attachLines } from "../../data/import/attach-lines.ts";
@@ -203,5 +206,50 @@ describe("the shipped directory", () => {
     const result = checkDirectory();
     expect(result.errors).toEqual([]);
     expect(result.report[0]).toMatch(/^PSAP directory: \d+ lines, \d+ member rows, \d+ land areas linked$/);
+  });
+});
+
+describe("the second-source reviews (data/directory/review)", () => {
+  const dir = join(import.meta.dirname, "../../data/directory");
+  const reviews = readdirSync(join(dir, "review")).filter((n) => n.endsWith(".csv"));
+  const lines = readdirSync(join(dir, "lines")).flatMap(
+    (n) =>
+      parseCsv(readFileSync(join(dir, "lines", n), "utf8"), { columns: true }) as Record<string, string>[],
+  );
+  const current = (psapId: string, e164: string) =>
+    lines.find((l) => l.psap_id === psapId && l.e164 === e164);
+
+  it("exist, and every sampled row has an outcome, its second source, and a decision", () => {
+    expect(reviews.length).toBeGreaterThan(0);
+    for (const name of reviews) {
+      const rows = parseCsv(readFileSync(join(dir, "review", name), "utf8"), { columns: true }) as Record<
+        string,
+        string
+      >[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        expect(["confirmed", "kind_weaker", "disagrees", "not_found"]).toContain(r.outcome);
+        expect(["kept", "dropped", "lowered", "relabelled"]).toContain(r.decision);
+        if (r.outcome !== "not_found") expect(r.second_source).toMatch(/^https?:\/\//);
+        expect(r.checked_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      }
+    }
+  });
+
+  it("have been carried out: a dropped line is gone, a lowered one is a business line", () => {
+    for (const name of reviews) {
+      const rows = parseCsv(readFileSync(join(dir, "review", name), "utf8"), { columns: true }) as Record<
+        string,
+        string
+      >[];
+      for (const r of rows) {
+        const now = current(r.psap_id as string, r.e164 as string);
+        if (r.decision === "dropped") expect(now, `${r.psap_id} ${r.e164}`).toBeUndefined();
+        else expect(now, `${r.psap_id} ${r.e164}`).toBeDefined();
+        if (r.decision === "lowered") expect(now?.kind).toBe("administrative");
+        // A review never raises a kind: what it kept is at most what it read.
+        if (r.decision === "kept" && r.kind === "administrative") expect(now?.kind).toBe("administrative");
+      }
+    }
   });
 });
