@@ -211,7 +211,8 @@ describe("the shipped directory", () => {
 
 describe("the second-source reviews (data/directory/review)", () => {
   const dir = join(import.meta.dirname, "../../data/directory");
-  const reviews = readdirSync(join(dir, "review")).filter((n) => n.endsWith(".csv"));
+  const reviews = readdirSync(join(dir, "review")).filter((n) => /^second-source-.*\.csv$/.test(n));
+  const samples = readdirSync(join(dir, "review")).filter((n) => /^independent-sample-.*\.csv$/.test(n));
   const lines = readdirSync(join(dir, "lines")).flatMap(
     (n) =>
       parseCsv(readFileSync(join(dir, "lines", n), "utf8"), { columns: true }) as Record<string, string>[],
@@ -249,6 +250,32 @@ describe("the second-source reviews (data/directory/review)", () => {
         if (r.decision === "lowered") expect(now?.kind).toBe("administrative");
         // A review never raises a kind: what it kept is at most what it read.
         if (r.decision === "kept" && r.kind === "administrative") expect(now?.kind).toBe("administrative");
+      }
+    }
+  });
+
+  it("record independent samples: each centre's outcome follows from what was found and what the directory had", () => {
+    expect(samples.length).toBeGreaterThan(0);
+    for (const name of samples) {
+      const rows = parseCsv(readFileSync(join(dir, "review", name), "utf8"), { columns: true }) as Record<
+        string,
+        string
+      >[];
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        const found = r.found === "yes";
+        const ours = (r.ours_before ?? "").split(" ").filter(Boolean);
+        const expected = found
+          ? ours.length === 0
+            ? "theirs_only"
+            : ours.some((o) => o.startsWith(`${r.e164}:`))
+              ? "match"
+              : "no_match"
+          : ours.length === 0
+            ? "neither"
+            : "ours_only";
+        expect(r.outcome, `${name} ${r.psap_id}`).toBe(expected);
+        if (found) expect(r.source).toMatch(/^https?:\/\//);
       }
     }
   });
