@@ -153,7 +153,32 @@ export function readCensusPlaces(path: string, json: unknown): { places: Place[]
   report.kept = places.length;
   const noInterior = features.length > 0 && places.some((pl) => pl.interior === pl.rings[0]?.[0]);
   if (noInterior) report.notes.push("some places have no INTPTLAT/INTPTLON: their first vertex stands in");
+  const oneByName = onePlacePerName(places);
+  if (oneByName) report.notes.push(oneByName);
   return { places, report };
+}
+
+/** A file this big with no two places of one state sharing a name has lost some (the Census has many such pairs). */
+export const SAME_NAME_CHECK_MIN_PLACES = 1_000;
+
+/**
+ * A note when the places look deduplicated by state and name: the Census Bureau's own files hold many
+ * places that share a name with another of their state (a city and a census-designated place far away),
+ * and a copy keyed by name keeps only one of each pair, so some cities have no city limits.
+ */
+export function onePlacePerName(places: readonly Place[]): string | null {
+  if (places.length < SAME_NAME_CHECK_MIN_PLACES) return null;
+  const names = new Set<string>();
+  for (const p of places) {
+    const key = `${p.state}|${p.name}`;
+    if (names.has(key)) return null;
+    names.add(key);
+  }
+  return (
+    `no two of these ${places.length} places of one state share a name, as no Census place file of this size does: ` +
+    "the file looks keyed by name, and a city sharing its name with another place of its state may be missing " +
+    "(load the Census Bureau's own place file of that state to add it)"
+  );
 }
 
 /** CLASSFP of the balance of a consolidated city: the part outside the incorporated places within it. */
