@@ -213,20 +213,16 @@ describe("the second-source reviews (data/directory/review)", () => {
   const dir = join(import.meta.dirname, "../../data/directory");
   const reviews = readdirSync(join(dir, "review")).filter((n) => /^second-source-.*\.csv$/.test(n));
   const samples = readdirSync(join(dir, "review")).filter((n) => /^independent-sample-.*\.csv$/.test(n));
-  const lines = readdirSync(join(dir, "lines")).flatMap(
-    (n) =>
-      parseCsv(readFileSync(join(dir, "lines", n), "utf8"), { columns: true }) as Record<string, string>[],
-  );
+  const table = (...path: string[]) =>
+    parseCsv(readFileSync(join(dir, ...path), "utf8"), { columns: true }) as Record<string, string>[];
+  const lines = readdirSync(join(dir, "lines")).flatMap((n) => table("lines", n));
   const current = (psapId: string, e164: string) =>
     lines.find((l) => l.psap_id === psapId && l.e164 === e164);
 
   it("exist, and every sampled row has an outcome, its second source, and a decision", () => {
     expect(reviews.length).toBeGreaterThan(0);
     for (const name of reviews) {
-      const rows = parseCsv(readFileSync(join(dir, "review", name), "utf8"), { columns: true }) as Record<
-        string,
-        string
-      >[];
+      const rows = table("review", name);
       expect(rows.length).toBeGreaterThan(0);
       for (const r of rows) {
         expect(["confirmed", "kind_weaker", "disagrees", "not_found"]).toContain(r.outcome);
@@ -239,10 +235,7 @@ describe("the second-source reviews (data/directory/review)", () => {
 
   it("have been carried out: a dropped line is gone, a lowered one is a business line", () => {
     for (const name of reviews) {
-      const rows = parseCsv(readFileSync(join(dir, "review", name), "utf8"), { columns: true }) as Record<
-        string,
-        string
-      >[];
+      const rows = table("review", name);
       for (const r of rows) {
         const now = current(r.psap_id as string, r.e164 as string);
         if (r.decision === "dropped") expect(now, `${r.psap_id} ${r.e164}`).toBeUndefined();
@@ -257,10 +250,7 @@ describe("the second-source reviews (data/directory/review)", () => {
   it("record independent samples: each centre's outcome follows from what was found and what the directory had", () => {
     expect(samples.length).toBeGreaterThan(0);
     for (const name of samples) {
-      const rows = parseCsv(readFileSync(join(dir, "review", name), "utf8"), { columns: true }) as Record<
-        string,
-        string
-      >[];
+      const rows = table("review", name);
       expect(rows.length).toBeGreaterThan(0);
       for (const r of rows) {
         const found = r.found === "yes";
