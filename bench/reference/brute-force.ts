@@ -1,7 +1,12 @@
 // The tests' oracle: docs/contract.md, section 4's ranking as one composite sort key over the WHOLE data set (every
 // PSAP, every area at full resolution), written independently of the index's ranking (src/psap/rank.ts).
 
-import type { AreaKind, IndexedPsap, PsapDataset } from "../../data/index/dataset.ts";
+import {
+  type AreaKind,
+  type IndexedPsap,
+  memberIndexes,
+  type PsapDataset,
+} from "../../data/index/dataset.ts";
 import { PSAP_LIMITS } from "../../lib/config.ts";
 import { jurisdictionRank } from "../../lib/psap-index/format.ts";
 import { haversineKm, roundKm } from "../../lib/psap-index/geo.ts";
@@ -45,10 +50,7 @@ export function prepareReference(dataset: PsapDataset): Reference {
   for (const a of dataset.areas) {
     const encoded = encodeRings(a.rings);
     if (encoded.length === 0) continue;
-    const members = [...new Set(a.psapIds)].flatMap((id) => {
-      const i = indexOf.get(id);
-      return i === undefined ? [] : [i];
-    });
+    const members = memberIndexes(a, indexOf);
     areas.push({ kind: a.kind, name: a.name, state: a.state, geometry: decodeRings(encoded), members });
   }
   return { psaps: dataset.psaps, areas };

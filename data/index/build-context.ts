@@ -13,7 +13,7 @@ import {
 } from "../../lib/psap-index/format.ts";
 import { type AreaGeometry, decodeRings, encodeRings } from "../../lib/psap-index/geometry.ts";
 import { AreaBoxGrid } from "./area-box-grid.ts";
-import type { AreaKind, IndexedPsap, PsapDataset } from "./dataset.ts";
+import { type AreaKind, type IndexedPsap, memberIndexes, type PsapDataset } from "./dataset.ts";
 
 /** Slack on every distance compared against a bound (km). */
 export const EPS_KM = 1e-6;
@@ -76,10 +76,7 @@ function prepareAreas(dataset: PsapDataset, indexOf: ReadonlyMap<string, number>
   for (const a of dataset.areas) {
     const encoded = encodeRings(a.rings);
     if (encoded.length === 0) continue;
-    const members = [...new Set(a.psapIds)].flatMap((id) => {
-      const i = indexOf.get(id);
-      return i === undefined ? [] : [i];
-    });
+    const members = memberIndexes(a, indexOf);
     const geometry = decodeRings(encoded);
     const vertices = geometry.rings.reduce((n, r) => n + r.length / 2, 0);
     areas.push({

@@ -38,3 +38,14 @@ export interface PsapDataset {
   /** What NENA PsapPolygon layers say of a PSAP (its service areas' ids, names and URIs), for the admin catalogue. */
   nena?: ReadonlyMap<string, readonly NenaServiceArea[]>;
 }
+
+/**
+ * An area's answering PSAPs as positions in the data set's PSAP list: each once, in the area's order,
+ * ids that are not in the list left out (the index builder and the brute-force reference read them alike).
+ */
+export function memberIndexes(area: AreaInput, indexOf: ReadonlyMap<string, number>): number[] {
+  return [...new Set(area.psapIds)].flatMap((id) => {
+    const i = indexOf.get(id);
+    return i === undefined ? [] : [i];
+  });
+}

@@ -34,7 +34,14 @@ function outsideCoverage(
   about: { data_version: string; data_updated_at: string },
 ): PsapLookupResult {
   const area = describeArea(lat, lon, null, null, null, country);
-  return { psaps: [], area, emergency: emergencyNumbersAt(area), ...about, reason: "outside_coverage" };
+  return {
+    psaps: [],
+    area,
+    emergency: emergencyNumbersAt(area),
+    data_version: about.data_version,
+    data_updated_at: about.data_updated_at,
+    reason: "outside_coverage",
+  };
 }
 
 /**
@@ -50,12 +57,11 @@ export async function lookupPsaps(
   const contacts = options.contacts ? currentContacts(options.contacts) : null;
   const ranked = await rankFix(store, query, options.limit ?? PSAP_LIMITS.maxResults);
   const { latitude: lat, longitude: lon } = query;
-  const about = { data_version: ranked.data_version, data_updated_at: ranked.data_updated_at };
   const country = countryOfFix(lat, lon);
-  if (!ranked.covered) return outsideCoverage(lat, lon, country, about);
+  if (!ranked.covered) return outsideCoverage(lat, lon, country, ranked);
   // A US PSAP cannot send help abroad: a fix in Toronto gets no Buffalo PSAP (unless the US is within its accuracy).
   if (isOutsideUs(lat, lon, ranked.toleranceKm, ranked.county !== null || ranked.place !== null, country))
-    return outsideCoverage(lat, lon, country, about);
+    return outsideCoverage(lat, lon, country, ranked);
   const area = describeArea(lat, lon, ranked.place, ranked.county, ranked.nearCounty, country);
   const numbers = contacts instanceof Promise ? await contacts : contacts;
   const result: PsapLookupResult = {
