@@ -55,7 +55,8 @@ export async function lookupPsaps(
 ): Promise<PsapLookupResult> {
   // Read alongside the index, not after it.
   const contacts = options.contacts ? currentContacts(options.contacts) : null;
-  const ranked = await rankFix(store, query, options.limit ?? PSAP_LIMITS.maxResults);
+  const ranking = rankFix(store, query, options.limit ?? PSAP_LIMITS.maxResults);
+  const ranked = ranking instanceof Promise ? await ranking : ranking;
   const { latitude: lat, longitude: lon } = query;
   const country = countryOfFix(lat, lon);
   if (!ranked.covered) return outsideCoverage(lat, lon, country, ranked);

@@ -177,17 +177,36 @@ export interface RankedFix {
  * The fix's PSAPs, best first, as the index ranks them (docs/contract.md, section 4), at most `limit`
  * (clamped to what the index was built for). Throws PsapIndexUnavailableError (nothing loaded) or
  * PsapLookupFailedError (the index could not be read), RangeError for a coordinate out of range.
+ *
+ * Not an async function: with the pointer and the entry cached, the ranked fix comes back as a value
+ * (no promise made, no turn of the event loop awaited); a read from the store gives a promise. Every
+ * failure, also one found on the hot path, is a rejected promise, as from an async function.
  */
-export async function rankFix(store: PsapIndexStore, query: PsapQuery, wanted: number): Promise<RankedFix> {
-  if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
-  const { latitude: lat, longitude: lon } = query;
-  // The hot path awaits nothing: a cached pointer and entry are used as they are.
-  const cachedPointer = currentPointer(store);
-  const pointer = cachedPointer instanceof Promise ? await cachedPointer : cachedPointer;
+export function rankFix(
+  store: PsapIndexStore,
+  query: PsapQuery,
+  wanted: number,
+): RankedFix | Promise<RankedFix> {
+  try {
+    if (!validCoordinate(query)) throw new RangeError("latitude or longitude out of range");
+    const pointer = currentPointer(store);
+    if (pointer instanceof Promise) return pointer.then((p) => rankWithPointer(store, p, query, wanted));
+    return rankWithPointer(store, pointer, query, wanted);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function rankWithPointer(
+  store: PsapIndexStore,
+  pointer: Pointer,
+  query: PsapQuery,
+  wanted: number,
+): RankedFix | Promise<RankedFix> {
   const { manifest } = pointer;
   const limit = Math.max(0, Math.min(Math.floor(Number.isFinite(wanted) ? wanted : 0), manifest.top_n));
   const tolerance = toleranceKm(query.accuracy, PSAP_LIMITS.minBorderToleranceM, manifest.max_tolerance_km);
-  const located = pointer.tree.locate(lat, lon);
+  const located = pointer.tree.locate(query.latitude, query.longitude);
   if (located.kind === "corrupt") throw new PsapLookupFailedError("The PSAP index tree is corrupt");
   // Every field written out, no spread: a hot lookup builds one object of one shape here.
   if (located.kind === "empty")
@@ -202,10 +221,22 @@ export async function rankFix(store: PsapIndexStore, query: PsapQuery, wanted: n
       data_updated_at: manifest.created_at,
     };
   const key = located.key;
-  const cachedEntry = loadEntry(store, key, manifest.max_tolerance_km);
-  const entry = cachedEntry instanceof Promise ? await cachedEntry : cachedEntry;
+  const entry = loadEntry(store, key, manifest.max_tolerance_km);
+  if (entry instanceof Promise)
+    return entry.then((e) => rankWithEntry(key, e, manifest, query, tolerance, limit));
+  return rankWithEntry(key, entry, manifest, query, tolerance, limit);
+}
+
+function rankWithEntry(
+  key: string,
+  entry: RankableEntry,
+  manifest: IndexManifest,
+  query: PsapQuery,
+  tolerance: number,
+  limit: number,
+): RankedFix {
   try {
-    const ranked = rankEntry(entry, lat, lon, tolerance, limit, manifest.max_distance_km);
+    const ranked = rankEntry(entry, query.latitude, query.longitude, tolerance, limit, manifest.max_distance_km);
     return {
       covered: true,
       psaps: ranked.psaps,
