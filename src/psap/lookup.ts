@@ -236,7 +236,14 @@ function rankWithEntry(
   limit: number,
 ): RankedFix {
   try {
-    const ranked = rankEntry(entry, query.latitude, query.longitude, tolerance, limit, manifest.max_distance_km);
+    const ranked = rankEntry(
+      entry,
+      query.latitude,
+      query.longitude,
+      tolerance,
+      limit,
+      manifest.max_distance_km,
+    );
     return {
       covered: true,
       psaps: ranked.psaps,
