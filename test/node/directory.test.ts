@@ -247,6 +247,29 @@ describe("the second-source reviews (data/directory/review)", () => {
     }
   });
 
+  it("record the member-row reviews: an outcome and a decision per sampled row, carried out in the member files", () => {
+    const memberReviews = readdirSync(join(dir, "review")).filter((n) =>
+      /^members-second-source-.*\.csv$/.test(n),
+    );
+    expect(memberReviews.length).toBeGreaterThan(0);
+    const members = readdirSync(join(dir, "members")).flatMap((n) => table("members", n));
+    for (const name of memberReviews) {
+      const rows = table("review", name);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        expect(["confirmed", "weak", "disagrees", "not_found"]).toContain(r.outcome);
+        expect(["kept", "dropped"]).toContain(r.decision);
+        if (r.outcome !== "not_found")
+          expect(r.second_source, `${r.psap_id} ${r.municipality}`).toMatch(/^https?:\/\//);
+        expect(r.checked_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+        const still = members.some(
+          (m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state,
+        );
+        expect(still, `${name}: ${r.psap_id} ${r.municipality} (${r.decision})`).toBe(r.decision === "kept");
+      }
+    }
+  });
+
   it("record independent samples: each centre's outcome follows from what was found and what the directory had", () => {
     expect(samples.length).toBeGreaterThan(0);
     for (const name of samples) {
