@@ -9,7 +9,7 @@ import { PSAP_LIMITS } from "../lib/config.ts";
 import { EARTH_RADIUS_KM, haversineKm, KM_PER_DEGREE } from "../lib/psap-index/geo.ts";
 import { toleranceKm as borderToleranceKm, decodeRings, encodeRings } from "../lib/psap-index/geometry.ts";
 import type { PsapRecord } from "../sdk/src/protocol.ts";
-import { lookupPsaps } from "../src/answer/lookup.ts";
+import { answerFix } from "../src/answer/lookup.ts";
 import { type PsapIndexStore, resetPsapLookupCache } from "../src/psap/lookup.ts";
 import { bruteForceLookup, prepareReference } from "./reference/brute-force.ts";
 import type { QueryPoint } from "./synthetic.ts";
@@ -60,9 +60,13 @@ export function cacheSize(value: KvValue): number {
   return typeof value === "string" ? value.length : value.byteLength;
 }
 
-/** Our lookup, as the session object calls it (the records only). */
-export async function ourLookup(store: PsapIndexStore, q: QueryPoint): Promise<PsapRecord[]> {
-  return (await lookupPsaps(store, q)).psaps;
+/**
+ * Our lookup, as the session object calls it (`answerFix`: a value when answered from the isolate's caches,
+ * else a promise), the records only.
+ */
+export function ourLookup(store: PsapIndexStore, q: QueryPoint): PsapRecord[] | Promise<PsapRecord[]> {
+  const answer = answerFix(store, q);
+  return answer instanceof Promise ? answer.then((a) => a.psaps) : answer.psaps;
 }
 
 /** Forgets every cache of our lookup: the next call is a fresh isolate's. */

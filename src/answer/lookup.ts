@@ -4,9 +4,14 @@
 
 import { PSAP_LIMITS } from "../../lib/config.ts";
 import type { EmergencyNumbers, PsapArea, PsapEmptyReason, PsapRecord } from "../../sdk/src/protocol.ts";
-import { type ContactSource, currentContacts, withContacts } from "../contacts/overlay.ts";
+import {
+  type ContactNumbers,
+  type ContactSource,
+  currentContacts,
+  withContacts,
+} from "../contacts/overlay.ts";
 import type { CountryLocation } from "../emergency/index.ts";
-import { type PsapIndexStore, type PsapQuery, rankFix } from "../psap/lookup.ts";
+import { type PsapIndexStore, type PsapQuery, type RankedFix, rankFix } from "../psap/lookup.ts";
 import { countryOfFix, describeArea, emergencyNumbersAt, isOutsideUs } from "./where.ts";
 
 export interface PsapLookupResult {
@@ -46,17 +51,43 @@ function outsideCoverage(
 
 /**
  * The PSAPs for a fix, best first (docs/contract.md, section 4), with the fix's area and emergency numbers.
- * Throws PsapIndexUnavailableError (nothing loaded) or PsapLookupFailedError (the index could not be read).
+ * Rejects with PsapIndexUnavailableError (nothing loaded) or PsapLookupFailedError (the index could not be
+ * read), RangeError for a coordinate out of range.
  */
 export async function lookupPsaps(
   store: PsapIndexStore,
   query: PsapQuery,
   options: LookupOptions = {},
 ): Promise<PsapLookupResult> {
-  // Read alongside the index, not after it.
-  const contacts = options.contacts ? currentContacts(options.contacts) : null;
-  const ranking = rankFix(store, query, options.limit ?? PSAP_LIMITS.maxResults);
-  const ranked = ranking instanceof Promise ? await ranking : ranking;
+  return answerFix(store, query, options);
+}
+
+/**
+ * The same answer, as a value when nothing had to be read (the index's pointer and entry cached, the
+ * operator's lines known): a hot lookup makes no promise and waits for no turn of the event loop. A
+ * promise when something is read; every failure, also one on the hot path, is a rejected promise.
+ */
+export function answerFix(
+  store: PsapIndexStore,
+  query: PsapQuery,
+  options: LookupOptions = {},
+): PsapLookupResult | Promise<PsapLookupResult> {
+  try {
+    // Read alongside the index, not after it.
+    const contacts = options.contacts ? currentContacts(options.contacts) : null;
+    const ranking = rankFix(store, query, options.limit ?? PSAP_LIMITS.maxResults);
+    if (ranking instanceof Promise) return ranking.then((ranked) => answerOf(query, ranked, contacts));
+    return answerOf(query, ranking, contacts);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+function answerOf(
+  query: PsapQuery,
+  ranked: RankedFix,
+  contacts: ContactNumbers | Promise<ContactNumbers> | null,
+): PsapLookupResult | Promise<PsapLookupResult> {
   const { latitude: lat, longitude: lon } = query;
   const country = countryOfFix(lat, lon);
   if (!ranked.covered) return outsideCoverage(lat, lon, country, ranked);
@@ -64,7 +95,11 @@ export async function lookupPsaps(
   if (isOutsideUs(lat, lon, ranked.toleranceKm, ranked.county !== null || ranked.place !== null, country))
     return outsideCoverage(lat, lon, country, ranked);
   const area = describeArea(lat, lon, ranked.place, ranked.county, ranked.nearCounty, country);
-  const numbers = contacts instanceof Promise ? await contacts : contacts;
+  if (contacts instanceof Promise) return contacts.then((numbers) => withNumbers(ranked, area, numbers));
+  return withNumbers(ranked, area, contacts);
+}
+
+function withNumbers(ranked: RankedFix, area: PsapArea, numbers: ContactNumbers | null): PsapLookupResult {
   const result: PsapLookupResult = {
     psaps: numbers && numbers.size > 0 ? withContacts(ranked.psaps, numbers) : ranked.psaps,
     area,

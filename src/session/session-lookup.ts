@@ -8,7 +8,7 @@ import type {
   ReportedLocation,
   SessionState,
 } from "../../sdk/src/protocol.ts";
-import { type LookupOptions, lookupPsaps, type PsapLookupResult } from "../answer/lookup.ts";
+import { answerFix, type LookupOptions, type PsapLookupResult } from "../answer/lookup.ts";
 import { errorSummary } from "../error-name.ts";
 import { type Problem, problem } from "../problem.ts";
 import { type PsapIndexStore, PsapIndexUnavailableError, type PsapQuery } from "../psap/lookup.ts";
@@ -35,7 +35,10 @@ export async function lookupForSession(
   query: PsapQuery,
   options: Pick<LookupOptions, "contacts"> = {},
 ): Promise<SessionLookup> {
-  const running = lookupPsaps(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
+  const answer = answerFix(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
+  // Answered from the isolate's caches: nothing to wait for, no timer to set.
+  if (!(answer instanceof Promise)) return { ok: true, found: answer };
+  const running = answer;
   const limitMs = PSAP_LIMITS.lookupTimeoutMs;
   try {
     const found = await withTimeout(running, limitMs, () => {
