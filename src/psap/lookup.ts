@@ -175,7 +175,7 @@ export interface RankedFix {
 
 /**
  * The fix's PSAPs, best first, as the index ranks them (docs/contract.md, section 4), at most `limit`
- * (clamped to what the index was built for). Throws PsapIndexUnavailableError (nothing loaded) or
+ * (clamped to what the index was built for). Fails with PsapIndexUnavailableError (nothing loaded) or
  * PsapLookupFailedError (the index could not be read), RangeError for a coordinate out of range.
  *
  * Not an async function: with the pointer and the entry cached, the ranked fix comes back as a value
