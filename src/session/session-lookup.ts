@@ -35,10 +35,9 @@ export async function lookupForSession(
   query: PsapQuery,
   options: Pick<LookupOptions, "contacts"> = {},
 ): Promise<SessionLookup> {
-  const answer = answerFix(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
+  const running = answerFix(store, query, { ...options, limit: PSAP_LIMITS.maxResults });
   // Answered from the isolate's caches: nothing to wait for, no timer to set.
-  if (!(answer instanceof Promise)) return { ok: true, found: answer };
-  const running = answer;
+  if (!(running instanceof Promise)) return { ok: true, found: running };
   const limitMs = PSAP_LIMITS.lookupTimeoutMs;
   try {
     const found = await withTimeout(running, limitMs, () => {

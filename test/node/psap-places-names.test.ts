@@ -36,10 +36,16 @@ describe("a places file with one place per state and name", () => {
     expect(note).toMatch(/may be missing/);
   });
 
-  it("is not noted when two places of a state share a name (a city and a CDP), or in another state", () => {
+  it("is not noted when two places of a state share a name (a city and a CDP)", () => {
     const places = many(SAME_NAME_CHECK_MIN_PLACES);
     places.push(place(5_000, "TX", "Place 7"));
     expect(onePlacePerName(places)).toBeNull();
+  });
+
+  it("is still noted when the shared name is in two different states (the check is per state)", () => {
+    const places = many(SAME_NAME_CHECK_MIN_PLACES);
+    places.push(place(5_000, "OK", "Place 7"));
+    expect(onePlacePerName(places)).toMatch(/share a name/);
   });
 
   it("is not noted for a small file (one state's few places can all differ)", () => {
