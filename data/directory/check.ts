@@ -2,7 +2,8 @@
 // by state. `npm test` runs it; any error fails it. Errors: a row the importer would refuse (a number that is
 // not valid for the centre's state or territory or disagrees with its E.164, an unknown kind, no source, no
 // date or one in the future), a PSAP id that is not a current primary of the registry the bundle ships, a
-// row whose state is not its PSAP's, and a duplicate row. Flags (printed, not failing): a number listed for
+// row whose state is not its PSAP's (a member row names the centre's state in `psap_state` when it answers
+// across a state line), and a duplicate row. Flags (printed, not failing): a number listed for
 // two centres, and rows not read at their source for CONTACT_LIMITS.staleAfterDays.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -109,7 +110,7 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
     for (const row of rows) {
       memberRows++;
       const at = where(path, row.line);
-      const problem = psapProblem(registry, row.psapId, row.state);
+      const problem = psapProblem(registry, row.psapId, row.psapState);
       if (problem) errors.push(`${at}: ${problem}`);
       const key =
         `${row.psapId} ${row.state} ${row.county} ${row.municipality} ${row.geoid ?? ""}`.toLowerCase();

@@ -178,6 +178,9 @@ export interface TownFeature {
 export interface MemberTownRow {
   line: number;
   psapId: string;
+  /** The centre's state: the municipality's, unless the row says it answers across a state line. */
+  psapState: string;
+  /** The municipality's state. */
   state: string;
   county: string;
   municipality: string;

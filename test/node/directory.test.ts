@@ -1,6 +1,7 @@
 // The PSAP directory as the import reads it: lines (their kinds, numbers as printed, sources and dates),
 // land area links (refused for statistical areas), the order of a centre's lines, and the directory check.
-import { readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
@@ -198,6 +199,34 @@ describe("land areas", () => {
     );
     expect(reasons).toContain("no National Park GRCA among the land areas of this import");
     expect(built.summary).toEqual({ read: 2, linked: 1, links: 2 });
+  });
+});
+
+describe("the directory check of member rows", () => {
+  it("takes a centre of another state only from a row that names that state in psap_state", () => {
+    const dir = mkdtempSync(join(tmpdir(), "directory-"));
+    try {
+      mkdirSync(join(dir, "lines"));
+      mkdirSync(join(dir, "members"));
+      writeFileSync(
+        join(dir, "areas.csv"),
+        "psap_id,state,area_kind,area_id,area_name,source,checked_on,note\n",
+      );
+      // 8028: Red River Regional Dispatch Center, Fargo ND, a current primary of the registry.
+      writeFileSync(
+        join(dir, "members", "MN.csv"),
+        [
+          "psap_id,state,county,municipality,geoid,source,checked_on,note,psap_state",
+          "8028,MN,Clay,Moorhead,2743864,https://example.org/a,2026-11-28,across the state line,ND",
+          "8028,MN,Clay,Dilworth,2715976,https://example.org/a,2026-11-28,no psap_state,",
+          "",
+        ].join("\n"),
+      );
+      const result = checkDirectory(dir, TODAY);
+      expect(result.errors).toEqual(["members/MN.csv:3: PSAP 8028 is in ND, not MN"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

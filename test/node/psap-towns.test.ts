@@ -278,6 +278,37 @@ describe("the member-towns file", () => {
   });
 });
 
+describe("a member row across a state line", () => {
+  it("gives the town to a centre of another state only when the row names that state in psap_state", async () => {
+    const registry = `${REGISTRY}9010,Delaware Valley Regional 911,PA,Philadelphia,Philadelphia,NC,,\n`;
+    const members = [
+      "psap_id,psap_state,state,county,municipality,geoid,source,checked_on,note",
+      "9010,PA,NJ,Camden,Regionville,,https://example.org/regional-members,2026-11-28,across the state line", // 2
+      "9010,NJ,NJ,Camden,Testville,,https://example.org/regional-members,2026-11-28,", // 3: psap_state is its own
+      "9010,XX,NJ,Camden,Testville,,https://example.org/regional-members,2026-11-28,", // 4: no such state
+      "",
+    ].join("\n");
+    const p = await prepareImport([
+      file("registry.csv", registry),
+      file("places.geojson", JSON.stringify(PLACES)),
+      file("towns.geojson", JSON.stringify(TOWNS)),
+      file("members.csv", members),
+    ]);
+    const report = p.files.find((f) => f.kind === "member-towns");
+    expect(report).toMatchObject({ rowsRead: 3, kept: 1 });
+    expect(report?.dropped).toEqual([
+      { line: 3, reason: "bad row: psap_state is for a centre in another state: leave it empty" },
+      { line: 4, reason: "bad row: psap_state is not a US state or territory code" },
+    ]);
+    const store = MemoryPsapStore.fromIndex(buildIndex(p.dataset));
+    resetPsapLookupCache(store);
+    const inRegionville = await lookupPsaps(store, { latitude: 39.82, longitude: -74.99, accuracy: 20 });
+    expect(inRegionville.psaps[0]).toMatchObject({ id: "9010", state: "PA", match: "city" });
+    // Its own police, still current in the registry, follows.
+    expect(inRegionville.psaps.map((r) => r.id)).toContain("9004");
+  });
+});
+
 describe("the shipped operator files", () => {
   it("go into every import of real data, and stay out when asked or for the demo set alone", async () => {
     const inputs = [
