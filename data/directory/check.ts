@@ -107,6 +107,11 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
     for (const d of report.dropped) errors.push(`${where(path, d.line)}: ${d.reason}`);
     const dateAt = table.header.indexOf("checked_on");
     const fieldsAt = new Map(table.rows.map((r) => [r.line, r.fields]));
+    // A file that gained a column (psap_state) keeps a field for it on every row, as CSV wants.
+    for (const { line, fields } of table.rows) {
+      if (fields.length !== table.header.length)
+        errors.push(`${where(path, line)}: ${fields.length} fields, the header has ${table.header.length}`);
+    }
     for (const row of rows) {
       memberRows++;
       const at = where(path, row.line);

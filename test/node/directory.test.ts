@@ -203,7 +203,7 @@ describe("land areas", () => {
 });
 
 describe("the directory check of member rows", () => {
-  it("takes a centre of another state only from a row that names that state in psap_state", () => {
+  it("takes a centre of another state only from a row that names that state in psap_state, and a field per column", () => {
     const dir = mkdtempSync(join(tmpdir(), "directory-"));
     try {
       mkdirSync(join(dir, "lines"));
@@ -219,11 +219,16 @@ describe("the directory check of member rows", () => {
           "psap_id,state,county,municipality,geoid,source,checked_on,note,psap_state",
           "8028,MN,Clay,Moorhead,2743864,https://example.org/a,2026-11-28,across the state line,ND",
           "8028,MN,Clay,Dilworth,2715976,https://example.org/a,2026-11-28,no psap_state,",
+          "8028,MN,Clay,Glyndon,2724182,https://example.org/a,2026-11-28,one field short",
           "",
         ].join("\n"),
       );
       const result = checkDirectory(dir, TODAY);
-      expect(result.errors).toEqual(["members/MN.csv:3: PSAP 8028 is in ND, not MN"]);
+      expect(result.errors).toEqual([
+        "members/MN.csv:4: 8 fields, the header has 9",
+        "members/MN.csv:3: PSAP 8028 is in ND, not MN",
+        "members/MN.csv:4: PSAP 8028 is in ND, not MN",
+      ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
