@@ -3,8 +3,9 @@
 // not valid for the centre's state or territory or disagrees with its E.164, an unknown kind, no source, no
 // date or one in the future), a PSAP id that is not a current primary of the registry the bundle ships, a
 // row whose state is not its PSAP's (a member row names the centre's state in `psap_state` when it answers
-// across a state line), a member row whose fields do not match its header, and a duplicate row. Flags (printed, not failing): a number listed for
-// two centres, and rows not read at their source for CONTACT_LIMITS.staleAfterDays.
+// across a state line), a member row whose fields do not match its header, and a duplicate row. Flags
+// (printed, not failing): a number listed for two centres, and rows not read at their source for
+// CONTACT_LIMITS.staleAfterDays.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseArgs } from "node:util";
