@@ -279,7 +279,7 @@ describe("the member-towns file", () => {
 });
 
 describe("a member row across a state line", () => {
-  it("gives the town to a centre of another state only when the row names that state in psap_state", async () => {
+  it("gives the town to a centre of another state that the row names in psap_state, and drops an unknown or the town's own", async () => {
     const registry = `${REGISTRY}9010,Delaware Valley Regional 911,PA,Philadelphia,Philadelphia,NC,,\n`;
     const members = [
       "psap_id,psap_state,state,county,municipality,geoid,source,checked_on,note",
