@@ -3,7 +3,7 @@
 // not valid for the centre's state or territory or disagrees with its E.164, an unknown kind, no source, no
 // date or one in the future), a PSAP id that is not a current primary of the registry the bundle ships, a
 // row whose state is not its PSAP's (a member row names the centre's state in `psap_state` when it answers
-// across a state line), a member row whose fields do not match its header, and a duplicate row. Flags
+// across a state line), a row whose fields do not match its file's header, and a duplicate row. Flags
 // (printed, not failing): a number listed for two centres, and rows not read at their source for
 // CONTACT_LIMITS.staleAfterDays.
 import { readdirSync, readFileSync } from "node:fs";
@@ -13,7 +13,7 @@ import { gunzipSync } from "node:zlib";
 import { isStale } from "../../lib/lines.ts";
 import type { PsapLine } from "../../sdk/src/protocol.ts";
 import { BUNDLE_DIR } from "../bundle/build.ts";
-import { parseCsv } from "../import/csv.ts";
+import { type CsvTable, parseCsv } from "../import/csv.ts";
 import { readAreaLinks } from "../import/read-area-links.ts";
 import { readDirectoryLines } from "../import/read-directory-lines.ts";
 import { readFccCsv } from "../import/read-fcc-csv.ts";
@@ -59,6 +59,19 @@ function psapProblem(registry: Map<string, RegistryPsap>, id: string, state: str
   return null;
 }
 
+/**
+ * A directory file's table; `onRow` hears of each row whose fields do not match the header (a column added
+ * to a file, a member file's psap_state, needs a field on every row, as CSV wants).
+ */
+function readTable(path: string, onRow: (line: number, problem: string) => void): CsvTable {
+  const table = parseCsv(readFileSync(path, "utf8"));
+  for (const { line, fields } of table.rows) {
+    if (fields.length !== table.header.length)
+      onRow(line, `${fields.length} fields, the header has ${table.header.length}`);
+  }
+  return table;
+}
+
 export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date()): CheckResult {
   const registry = currentRegistry();
   const errors: string[] = [];
@@ -71,8 +84,10 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
   const centresByNumber = new Map<string, Set<string>>();
   const seen = new Set<string>();
   let lineRows = 0;
+  const tableOf = (path: string) =>
+    readTable(path, (line, problem) => errors.push(`${where(path, line)}: ${problem}`));
   for (const path of csvFiles(join(dir, "lines"))) {
-    const { rows, report } = readDirectoryLines(path, readFileSync(path, "utf8"), {
+    const { rows, report } = readDirectoryLines(path, tableOf(path), {
       origin: "directory",
       today: now,
     });
@@ -103,16 +118,11 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
   const members = new Set<string>();
   for (const path of csvFiles(join(dir, "members"))) {
     // Read and parsed once: the reader takes the table, and the rows' days are read from it by line.
-    const table = parseCsv(readFileSync(path, "utf8"));
+    const table = tableOf(path);
     const { rows, report } = readMemberTowns(path, table);
     for (const d of report.dropped) errors.push(`${where(path, d.line)}: ${d.reason}`);
     const dateAt = table.header.indexOf("checked_on");
     const fieldsAt = new Map(table.rows.map((r) => [r.line, r.fields]));
-    // A file that gained a column (psap_state) keeps a field for it on every row, as CSV wants.
-    for (const { line, fields } of table.rows) {
-      if (fields.length !== table.header.length)
-        errors.push(`${where(path, line)}: ${fields.length} fields, the header has ${table.header.length}`);
-    }
     for (const row of rows) {
       memberRows++;
       const at = where(path, row.line);
@@ -129,7 +139,7 @@ export function checkDirectory(dir: string = DIRECTORY_DIR, now: Date = new Date
   }
 
   const areasPath = join(dir, "areas.csv");
-  const areas = readAreaLinks(areasPath, readFileSync(areasPath, "utf8"), now);
+  const areas = readAreaLinks(areasPath, tableOf(areasPath), now);
   for (const d of areas.report.dropped) errors.push(`${where(areasPath, d.line)}: ${d.reason}`);
   for (const link of areas.links) {
     const problem = psapProblem(registry, link.psapId, link.state);

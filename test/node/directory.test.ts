@@ -203,10 +203,14 @@ describe("land areas", () => {
 });
 
 describe("the directory check of member rows", () => {
-  it("takes a centre of another state only from a row that names that state in psap_state, and a field per column", () => {
+  it("takes a centre of another state only from a row that names that state in psap_state, and a field per column in every file", () => {
     const dir = mkdtempSync(join(tmpdir(), "directory-"));
     try {
       mkdirSync(join(dir, "lines"));
+      writeFileSync(
+        join(dir, "lines", "ND.csv"),
+        `${HEADER}\n8028,ND,Red River,(701) 451-5555,+17014515555,administrative,Business,https://example.org/b,2026-11-28\n`,
+      );
       mkdirSync(join(dir, "members"));
       writeFileSync(
         join(dir, "areas.csv"),
@@ -225,6 +229,7 @@ describe("the directory check of member rows", () => {
       );
       const result = checkDirectory(dir, TODAY);
       expect(result.errors).toEqual([
+        "lines/ND.csv:2: 9 fields, the header has 10",
         "members/MN.csv:4: 8 fields, the header has 9",
         "members/MN.csv:3: PSAP 8028 is in ND, not MN",
         "members/MN.csv:4: PSAP 8028 is in ND, not MN",
