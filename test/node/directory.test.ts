@@ -309,6 +309,33 @@ describe("the second-source reviews (data/directory/review)", () => {
     }
   });
 
+  it("record the re-checks of old member rows: a newer page applied is the row's source now, a row kept is still there", () => {
+    const rechecks = readdirSync(join(dir, "review")).filter((n) => /^members-recheck-.*\.csv$/.test(n));
+    expect(rechecks.length).toBeGreaterThan(0);
+    const members = readdirSync(join(dir, "members")).flatMap((n) => table("members", n));
+    for (const name of rechecks) {
+      const rows = table("review", name);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) {
+        const what = `${name}: ${r.psap_id} ${r.municipality}`;
+        expect(["resourced", "contradicted", "nothing"]).toContain(r.outcome);
+        expect(["applied", "not_used", "kept", "dropped"]).toContain(r.decision);
+        // Only a newer page can be applied or set aside; a row found nothing newer for stays as it was.
+        if (r.decision === "applied" || r.decision === "not_used") expect(r.outcome, what).toBe("resourced");
+        if (r.outcome !== "nothing") {
+          expect(r.new_source, what).toMatch(/^https?:\/\//);
+          expect(r.new_date, what).toMatch(/^\d{4}(-\d{2}){0,2}$/);
+          expect(Number(r.new_date?.slice(0, 4)), what).toBeGreaterThanOrEqual(2018);
+        }
+        const row = members.find((m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state);
+        if (r.decision === "dropped") expect(row, what).toBeUndefined();
+        else expect(row, what).toBeDefined();
+        if (r.decision === "applied") expect(row?.source, what).toBe(r.new_source);
+        if (r.decision === "not_used") expect(row?.source, what).not.toBe(r.new_source);
+      }
+    }
+  });
+
   it("record independent samples: each centre's outcome follows from what was found and what the directory had", () => {
     expect(samples.length).toBeGreaterThan(0);
     for (const name of samples) {
