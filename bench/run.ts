@@ -219,9 +219,8 @@ function openRun(): Run | number {
 
 /**
  * The accuracy part in a process of its own, as `--only accuracy` runs it: it imports the full data
- * several times over, and a process that did so times the lookups that follow more slowly (measured on
- * this bench: ours 15.2 µs against geokdbush's 6.57 µs right after it in one process, 8.25 µs against
- * 6.2 µs alone), a figure of the bench's own heap, not of either lookup.
+ * several times over, and a process that did so timed the lookups that follow far more slowly, ours much
+ * more than geokdbush (bench/README.md, the notes): a figure of the bench's own heap, not of either lookup.
  */
 function accuracyInItsOwnProcess(run: Run): Promise<number> {
   const args = ["--only", "accuracy", "--data", run.dataDir, ...(values.quick ? ["--quick"] : [])];
