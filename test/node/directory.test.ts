@@ -327,7 +327,9 @@ describe("the second-source reviews (data/directory/review)", () => {
           expect(r.new_date, what).toMatch(/^\d{4}(-\d{2}){0,2}$/);
           expect(Number(r.new_date?.slice(0, 4)), what).toBeGreaterThanOrEqual(2018);
         }
-        const row = members.find((m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state);
+        const row = members.find(
+          (m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state,
+        );
         if (r.decision === "dropped") expect(row, what).toBeUndefined();
         else expect(row, what).toBeDefined();
         if (r.decision === "applied") expect(row?.source, what).toBe(r.new_source);
