@@ -52,8 +52,12 @@ describe.skipIf(!HAVE_DATA)("every municipal centre of the registry, at its own 
     const failures: string[] = [];
     let checked = 0;
     let nested = 0;
+    let givenToOthers = 0;
     for (const [geoid, ids] of own) {
-      if (listed.has(geoid)) continue;
+      if (listed.has(geoid)) {
+        givenToOthers++;
+        continue;
+      }
       const area = areaById.get(geoid) as AreaInput;
       const [lon, lat] = interiorPoint(area.rings);
       const result = await lookupPsaps(store, { latitude: lat, longitude: lon, accuracy: 20 });
@@ -69,7 +73,10 @@ describe.skipIf(!HAVE_DATA)("every municipal centre of the registry, at its own 
         );
       }
     }
-    expect(checked).toBeGreaterThan(2_000);
+    // The import links thousands of municipal centres; member rows take some of them over as the
+    // directory grows, never most of them, so the property still speaks for most of the registry.
+    expect(checked + givenToOthers).toBeGreaterThan(2_000);
+    expect(checked).toBeGreaterThan(3 * givenToOthers);
     // The interior point misses its own municipality only where a smaller one with a centre sits on it.
     expect(nested).toBeLessThan(checked / 20);
     expect(failures).toEqual([]);
