@@ -257,6 +257,17 @@ describe("the second-source reviews (data/directory/review)", () => {
   const lines = readdirSync(join(dir, "lines")).flatMap((n) => table("lines", n));
   const current = (psapId: string, e164: string) =>
     lines.find((l) => l.psap_id === psapId && l.e164 === e164);
+  const members = readdirSync(join(dir, "members")).flatMap((n) => table("members", n));
+  /** Runs `check` on every row of the review files whose name matches; there is at least one, none empty. */
+  const eachReviewRow = (pattern: RegExp, check: (r: Record<string, string>, name: string) => void) => {
+    const names = readdirSync(join(dir, "review")).filter((n) => pattern.test(n));
+    expect(names.length).toBeGreaterThan(0);
+    for (const name of names) {
+      const rows = table("review", name);
+      expect(rows.length).toBeGreaterThan(0);
+      for (const r of rows) check(r, name);
+    }
+  };
 
   it("exist, and every sampled row has an outcome, its second source, and a decision", () => {
     expect(reviews.length).toBeGreaterThan(0);
@@ -287,55 +298,37 @@ describe("the second-source reviews (data/directory/review)", () => {
   });
 
   it("record the member-row reviews: an outcome and a decision per sampled row, carried out in the member files", () => {
-    const memberReviews = readdirSync(join(dir, "review")).filter((n) =>
-      /^members-second-source-.*\.csv$/.test(n),
-    );
-    expect(memberReviews.length).toBeGreaterThan(0);
-    const members = readdirSync(join(dir, "members")).flatMap((n) => table("members", n));
-    for (const name of memberReviews) {
-      const rows = table("review", name);
-      expect(rows.length).toBeGreaterThan(0);
-      for (const r of rows) {
-        expect(["confirmed", "weak", "disagrees", "not_found"]).toContain(r.outcome);
-        expect(["kept", "dropped"]).toContain(r.decision);
-        if (r.outcome !== "not_found")
-          expect(r.second_source, `${r.psap_id} ${r.municipality}`).toMatch(/^https?:\/\//);
-        expect(r.checked_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-        const still = members.some(
-          (m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state,
-        );
-        expect(still, `${name}: ${r.psap_id} ${r.municipality} (${r.decision})`).toBe(r.decision === "kept");
-      }
-    }
+    eachReviewRow(/^members-second-source-.*\.csv$/, (r, name) => {
+      expect(["confirmed", "weak", "disagrees", "not_found"]).toContain(r.outcome);
+      expect(["kept", "dropped"]).toContain(r.decision);
+      if (r.outcome !== "not_found")
+        expect(r.second_source, `${r.psap_id} ${r.municipality}`).toMatch(/^https?:\/\//);
+      expect(r.checked_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+      const still = members.some(
+        (m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state,
+      );
+      expect(still, `${name}: ${r.psap_id} ${r.municipality} (${r.decision})`).toBe(r.decision === "kept");
+    });
   });
 
   it("record the re-checks of old member rows: a newer page applied is the row's source now, a row kept is still there", () => {
-    const rechecks = readdirSync(join(dir, "review")).filter((n) => /^members-recheck-.*\.csv$/.test(n));
-    expect(rechecks.length).toBeGreaterThan(0);
-    const members = readdirSync(join(dir, "members")).flatMap((n) => table("members", n));
-    for (const name of rechecks) {
-      const rows = table("review", name);
-      expect(rows.length).toBeGreaterThan(0);
-      for (const r of rows) {
-        const what = `${name}: ${r.psap_id} ${r.municipality}`;
-        expect(["resourced", "contradicted", "nothing"]).toContain(r.outcome);
-        expect(["applied", "not_used", "kept", "dropped"]).toContain(r.decision);
-        // Only a newer page can be applied or set aside; a row found nothing newer for stays as it was.
-        if (r.decision === "applied" || r.decision === "not_used") expect(r.outcome, what).toBe("resourced");
-        if (r.outcome !== "nothing") {
-          expect(r.new_source, what).toMatch(/^https?:\/\//);
-          expect(r.new_date, what).toMatch(/^\d{4}(-\d{2}){0,2}$/);
-          expect(Number(r.new_date?.slice(0, 4)), what).toBeGreaterThanOrEqual(2018);
-        }
-        const row = members.find(
-          (m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state,
-        );
-        if (r.decision === "dropped") expect(row, what).toBeUndefined();
-        else expect(row, what).toBeDefined();
-        if (r.decision === "applied") expect(row?.source, what).toBe(r.new_source);
-        if (r.decision === "not_used") expect(row?.source, what).not.toBe(r.new_source);
+    eachReviewRow(/^members-recheck-.*\.csv$/, (r, name) => {
+      const what = `${name}: ${r.psap_id} ${r.municipality}`;
+      expect(["resourced", "contradicted", "nothing"]).toContain(r.outcome);
+      expect(["applied", "not_used", "kept", "dropped"]).toContain(r.decision);
+      // Only a newer page can be applied or set aside; a row found nothing newer for stays as it was.
+      if (r.decision === "applied" || r.decision === "not_used") expect(r.outcome, what).toBe("resourced");
+      if (r.outcome !== "nothing") {
+        expect(r.new_source, what).toMatch(/^https?:\/\//);
+        expect(r.new_date, what).toMatch(/^\d{4}(-\d{2}){0,2}$/);
+        expect(Number(r.new_date?.slice(0, 4)), what).toBeGreaterThanOrEqual(2018);
       }
-    }
+      const row = members.find((m) => m.psap_id === r.psap_id && m.geoid === r.geoid && m.state === r.state);
+      if (r.decision === "dropped") expect(row, what).toBeUndefined();
+      else expect(row, what).toBeDefined();
+      if (r.decision === "applied") expect(row?.source, what).toBe(r.new_source);
+      if (r.decision === "not_used") expect(row?.source, what).not.toBe(r.new_source);
+    });
   });
 
   it("record independent samples: each centre's outcome follows from what was found and what the directory had", () => {
