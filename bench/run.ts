@@ -218,16 +218,14 @@ function openRun(): Run | number {
 }
 
 /**
- * The accuracy part in a process of its own, as `--only accuracy` runs it: it imports the full data
- * several times over, and a process that did so timed the lookups that follow far more slowly, ours much
- * more than geokdbush (bench/README.md, the notes): a figure of the bench's own heap, not of either lookup.
+ * Runs this script again in a child process with `nodeArgs` and `args`, its output inherited; a signal for
+ * this process is passed on to it, so that it stops what it started. Resolves with its exit code, or the
+ * shell's 128 + n for a child stopped by signal n.
  */
-function accuracyInItsOwnProcess(run: Run): Promise<number> {
-  const args = ["--only", "accuracy", "--data", run.dataDir, ...(values.quick ? ["--quick"] : [])];
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...args], {
+function runAgain(nodeArgs: readonly string[], args: readonly string[]): Promise<number> {
+  const child = spawn(process.execPath, [...nodeArgs, fileURLToPath(import.meta.url), ...args], {
     stdio: "inherit",
   });
-  // A signal for this run is one for the child too: it stops what it started.
   const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
   const passOn = (signal: NodeJS.Signals) => child.kill(signal);
   for (const signal of signals) process.on(signal, passOn);
@@ -237,15 +235,29 @@ function accuracyInItsOwnProcess(run: Run): Promise<number> {
       resolve(code);
     };
     child.on("error", (error) => {
-      log(`  accuracy: could not start its process: ${error.message}`);
+      console.error(`bench: could not start a child process: ${error.message}`);
       done(1);
     });
-    child.on("exit", (code, signal) => {
-      done(code ?? 1);
-      // Stopped by a signal: so is the run (the handlers above are gone, so the default applies).
-      if (signal) process.kill(process.pid, signal);
-    });
+    child.on("exit", (code, signal) => done(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)));
   });
+}
+
+/**
+ * The accuracy part in a process of its own, as `--only accuracy` runs it: it imports the full data
+ * several times over, and a process that did so timed the lookups that follow far more slowly, ours much
+ * more than geokdbush (bench/README.md, the notes): a figure of the bench's own heap, not of either lookup.
+ * A child stopped by a signal stops the run too.
+ */
+async function accuracyInItsOwnProcess(run: Run): Promise<number> {
+  const code = await runAgain(process.execArgv, [
+    "--only",
+    "accuracy",
+    "--data",
+    run.dataDir,
+    ...(values.quick ? ["--quick"] : []),
+  ]);
+  if (code > 128) process.exit(code);
+  return code;
 }
 
 /** Accuracy against real places: writes results/accuracy.json and its own README section. */
@@ -655,16 +667,7 @@ function regenerateReadme(): number {
 if (values["readme-only"]) {
   process.exitCode = regenerateReadme();
 } else if (getHeapStatistics().heap_size_limit < 8_000 * 1024 * 1024 || typeof globalThis.gc !== "function") {
-  const child = spawn(
-    process.execPath,
-    ["--max-old-space-size=12000", "--expose-gc", fileURLToPath(import.meta.url), ...process.argv.slice(2)],
-    { stdio: "inherit" },
-  );
-  // A signal for this process is one for the run: pass it on, so the child stops what it started.
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
-  child.on("exit", (code, signal) =>
-    process.exit(code ?? (signal ? 128 + (osConstants.signals[signal] ?? 0) : 1)),
-  );
+  process.exit(await runAgain(["--max-old-space-size=12000", "--expose-gc"], process.argv.slice(2)));
 } else {
   process.exitCode = await main();
 }

@@ -250,8 +250,6 @@ describe("the shipped directory", () => {
 
 describe("the second-source reviews (data/directory/review)", () => {
   const dir = join(import.meta.dirname, "../../data/directory");
-  const reviews = readdirSync(join(dir, "review")).filter((n) => /^second-source-.*\.csv$/.test(n));
-  const samples = readdirSync(join(dir, "review")).filter((n) => /^independent-sample-.*\.csv$/.test(n));
   const table = (...path: string[]) =>
     parseCsv(readFileSync(join(dir, ...path), "utf8"), { columns: true }) as Record<string, string>[];
   const lines = readdirSync(join(dir, "lines")).flatMap((n) => table("lines", n));
@@ -270,31 +268,23 @@ describe("the second-source reviews (data/directory/review)", () => {
   };
 
   it("exist, and every sampled row has an outcome, its second source, and a decision", () => {
-    expect(reviews.length).toBeGreaterThan(0);
-    for (const name of reviews) {
-      const rows = table("review", name);
-      expect(rows.length).toBeGreaterThan(0);
-      for (const r of rows) {
-        expect(["confirmed", "kind_weaker", "disagrees", "not_found"]).toContain(r.outcome);
-        expect(["kept", "dropped", "lowered", "relabelled"]).toContain(r.decision);
-        if (r.outcome !== "not_found") expect(r.second_source).toMatch(/^https?:\/\//);
-        expect(r.checked_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-      }
-    }
+    eachReviewRow(/^second-source-.*\.csv$/, (r) => {
+      expect(["confirmed", "kind_weaker", "disagrees", "not_found"]).toContain(r.outcome);
+      expect(["kept", "dropped", "lowered", "relabelled"]).toContain(r.decision);
+      if (r.outcome !== "not_found") expect(r.second_source).toMatch(/^https?:\/\//);
+      expect(r.checked_on).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    });
   });
 
   it("have been carried out: a dropped line is gone, a lowered one is a business line", () => {
-    for (const name of reviews) {
-      const rows = table("review", name);
-      for (const r of rows) {
-        const now = current(r.psap_id as string, r.e164 as string);
-        if (r.decision === "dropped") expect(now, `${r.psap_id} ${r.e164}`).toBeUndefined();
-        else expect(now, `${r.psap_id} ${r.e164}`).toBeDefined();
-        if (r.decision === "lowered") expect(now?.kind).toBe("administrative");
-        // A review never raises a kind: what it kept is at most what it read.
-        if (r.decision === "kept" && r.kind === "administrative") expect(now?.kind).toBe("administrative");
-      }
-    }
+    eachReviewRow(/^second-source-.*\.csv$/, (r) => {
+      const now = current(r.psap_id as string, r.e164 as string);
+      if (r.decision === "dropped") expect(now, `${r.psap_id} ${r.e164}`).toBeUndefined();
+      else expect(now, `${r.psap_id} ${r.e164}`).toBeDefined();
+      if (r.decision === "lowered") expect(now?.kind).toBe("administrative");
+      // A review never raises a kind: what it kept is at most what it read.
+      if (r.decision === "kept" && r.kind === "administrative") expect(now?.kind).toBe("administrative");
+    });
   });
 
   it("record the member-row reviews: an outcome and a decision per sampled row, carried out in the member files", () => {
@@ -332,25 +322,20 @@ describe("the second-source reviews (data/directory/review)", () => {
   });
 
   it("record independent samples: each centre's outcome follows from what was found and what the directory had", () => {
-    expect(samples.length).toBeGreaterThan(0);
-    for (const name of samples) {
-      const rows = table("review", name);
-      expect(rows.length).toBeGreaterThan(0);
-      for (const r of rows) {
-        const found = r.found === "yes";
-        const ours = (r.ours_before ?? "").split(" ").filter(Boolean);
-        const expected = found
-          ? ours.length === 0
-            ? "theirs_only"
-            : ours.some((o) => o.startsWith(`${r.e164}:`))
-              ? "match"
-              : "no_match"
-          : ours.length === 0
-            ? "neither"
-            : "ours_only";
-        expect(r.outcome, `${name} ${r.psap_id}`).toBe(expected);
-        if (found) expect(r.source).toMatch(/^https?:\/\//);
-      }
-    }
+    eachReviewRow(/^independent-sample-.*\.csv$/, (r, name) => {
+      const found = r.found === "yes";
+      const ours = (r.ours_before ?? "").split(" ").filter(Boolean);
+      const expected = found
+        ? ours.length === 0
+          ? "theirs_only"
+          : ours.some((o) => o.startsWith(`${r.e164}:`))
+            ? "match"
+            : "no_match"
+        : ours.length === 0
+          ? "neither"
+          : "ours_only";
+      expect(r.outcome, `${name} ${r.psap_id}`).toBe(expected);
+      if (found) expect(r.source).toMatch(/^https?:\/\//);
+    });
   });
 });
